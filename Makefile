@@ -1,0 +1,28 @@
+# Two commands from a clean clone: `make demo` and `make test`. Each creates the
+# virtualenv in .venv on first use (safe to run again: the install is stamped).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# The demo exits 0 when it ran: findings (exit 1) are the point of it.
+demo: $(STAMP)
+	$(BIN)/promptlint check fixtures/agents/ || [ $$? -eq 1 ]
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/startup.py
+	$(BIN)/python bench/accuracy.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

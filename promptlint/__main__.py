@@ -1,0 +1,3 @@
+from promptlint.cli import main
+
+main()

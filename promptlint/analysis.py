@@ -1,0 +1,202 @@
+"""From a parsed template to volatile units, token counts and the stable prefix.
+
+The stable prefix is measured the way a provider's cache sees it: the template is
+rendered twice, with different values in every volatile unit (and a different order
+for every volatile loop), and the longest common prefix of the two token sequences
+is the part that can be cached. BPE merges across a slot boundary are thereby counted
+exactly (``Today is {{date}}``: the space before the value belongs to its first token).
+
+Rendering here never evaluates the template: text segments are copied, slots receive
+sample values, every branch of a conditional is rendered once and every loop twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from promptlint import tokens
+from promptlint.ir import Block, Expr, Segment, Slot, Tag, Template, Text
+from promptlint.volatility import Overrides, Volatility, classify
+
+# Blocks whose body is rendered where the block stands (a {% set %} or macro body is not).
+_RENDERED_BLOCKS = frozenset({"if", "for", "raw", "call", "filter", "block", "with", "autoescape", "trans",
+                              "section", "inverted", "each", "unless"})
+# Blocks whose expression is a collection iterated in order.
+_LOOP_BLOCKS = frozenset({"for", "each", "section"})
+# Mustache/Handlebars blocks that change the lookup context to their value.
+_CONTEXT_BLOCKS = frozenset({"section", "each", "with"})
+
+_SAMPLES: dict[str, tuple[str, str]] = {
+    "identity": ("Alice Martin", "Bob Okafor"),
+    "session-id": ("3f2b9c1e-8d4a-4f6b-9a7e-2c5d1b0e7f43", "a9d04c77-1e52-4b8f-b3a6-f0c2e8d91b25"),
+    "environment": ("/home/alice/projects/webshop", "/srv/work/billing-api"),
+    "retrieval": (
+        "[1] Refunds are issued to the original payment method within 5 business days.\n"
+        "[2] Orders above 50 EUR ship free within the EU.",
+        "[1] Passwords must be rotated every 90 days for admin accounts.\n"
+        "[2] Two-factor authentication is mandatory since March.",
+    ),
+    "memory": (
+        "- Prefers answers in bullet points.\n- Working on the invoicing module this week.",
+        "- Asked to avoid jargon.\n- Deploys on Fridays are frozen until January.",
+    ),
+    "tool-order": ("search, read_file, write_file", "write_file, search, read_file"),
+}
+_CLOCK_SAMPLES: dict[str | None, tuple[str, str]] = {
+    "day": ("2026-11-30", "2026-12-01"),
+    "month": ("2026-11", "2026-12"),
+    "year": ("2026", "2027"),
+    "hour": ("2026-11-30 14:00", "2026-12-01 09:00"),
+    None: ("2026-11-30 14:03:27", "2026-12-01 09:41:55"),
+}
+
+
+@dataclass
+class Unit:
+    """A volatile slot or block: the smallest piece of the template that carries it."""
+
+    segment: Slot | Block
+    volatility: Volatility
+    # The loop or section a unit stands in, and the expression it was judged on.
+    expr: Expr
+    depth: int = 0
+
+    @property
+    def is_loop(self) -> bool:
+        return isinstance(self.segment, Block)
+
+
+@dataclass
+class Analysis:
+    template: Template
+    encoding: str
+    units: list[Unit]
+    tokens: int
+    stable_prefix_tokens: int
+    stable_text: str
+    rendered: str
+    _offsets: dict[int, int] = field(default_factory=dict, repr=False)
+
+    def offset_of(self, segment: Segment) -> int:
+        """Where a segment's output starts in the stable-only rendering."""
+        return self._offsets[id(segment)]
+
+    def stable_tokens_after(self, segment: Segment) -> int:
+        """Tokens of stable content rendered after a unit: what its volatility costs."""
+        return tokens.count(self.stable_text[self._offsets[id(segment)] :], self.encoding)
+
+    @property
+    def volatile_kinds(self) -> set[str]:
+        return {u.volatility.kind for u in self.units}
+
+
+def find_units(template: Template, overrides: Overrides | None = None) -> list[Unit]:
+    """Every volatile unit of a template, outermost first; units inside a unit are covered."""
+    units: list[Unit] = []
+
+    def visit(segments: list[Segment], bound: frozenset[str], depth: int) -> None:
+        for seg in segments:
+            if isinstance(seg, Slot):
+                expr = seg.alias_of or seg.expr
+                if seg.expr.root in bound or (not seg.expr.path and "this" in bound and not seg.expr.calls):
+                    continue
+                vol = classify(expr, overrides)
+                if vol is not None:
+                    units.append(Unit(seg, vol, expr, depth))
+            elif isinstance(seg, Block):
+                if seg.kind not in _RENDERED_BLOCKS:
+                    continue
+                if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS:
+                    vol = classify(seg.expr, overrides, collection=True)
+                    if vol is not None and not (seg.sorted and vol.kind == "tool-order"):
+                        units.append(Unit(seg, vol, seg.expr, depth))
+                        continue
+                inner = bound | set(seg.loop_vars)
+                visit(seg.body, frozenset(inner), depth + 1)
+
+    visit(template.segments, frozenset(), 0)
+    return units
+
+
+def _slot_sample(vol: Volatility, variant: int) -> str:
+    if vol.kind == "timestamp":
+        return _CLOCK_SAMPLES.get(vol.precision, _CLOCK_SAMPLES[None])[variant]
+    return _SAMPLES[vol.kind][variant]
+
+
+def render(
+    template: Template,
+    units: list[Unit],
+    variant: int | None,
+    on_segment: Callable[[Segment, int], None] | None = None,
+) -> str:
+    """Render with sample values; ``variant`` None leaves volatile units empty."""
+    by_id = {id(u.segment): u for u in units}
+    out: list[str] = []
+    length = 0
+
+    def emit(text: str) -> None:
+        nonlocal length
+        out.append(text)
+        length += len(text)
+
+    def visit(segments: list[Segment], loop_label: str | None, volatile_label: str | None) -> None:
+        for seg in segments:
+            if on_segment is not None:
+                on_segment(seg, length)
+            unit = by_id.get(id(seg))
+            if isinstance(seg, Text):
+                emit(seg.text)
+            elif isinstance(seg, Tag):
+                continue
+            elif isinstance(seg, Slot):
+                if unit is not None:
+                    if variant is not None:
+                        emit(_slot_sample(unit.volatility, variant))
+                elif volatile_label is not None:
+                    emit(f"{seg.expr.name}-{volatile_label}")
+                elif loop_label is not None:
+                    emit(f"{seg.expr.name}-{loop_label}")
+                else:
+                    emit(seg.expr.name)
+            elif isinstance(seg, Block):
+                if seg.kind not in _RENDERED_BLOCKS:
+                    continue
+                if unit is not None:
+                    if variant is None:
+                        continue
+                    labels = ("one", "two") if variant == 0 else ("two", "one")
+                    # A volatile loop yields different items in a different order.
+                    for label in labels if unit.is_loop and seg.kind in _LOOP_BLOCKS else labels[:1]:
+                        visit(seg.body, loop_label, f"{label}-{variant}")
+                elif seg.kind in _LOOP_BLOCKS and seg.kind != "section":
+                    for label in ("one", "two"):
+                        visit(seg.body, label, volatile_label)
+                else:
+                    visit(seg.body, loop_label, volatile_label)
+
+    visit(template.segments, None, None)
+    return "".join(out)
+
+
+def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrides | None = None) -> Analysis:
+    units = find_units(template, overrides)
+    offsets: dict[int, int] = {}
+
+    def record(seg: Segment, at: int) -> None:
+        offsets[id(seg)] = at
+
+    stable_text = render(template, units, None, record)
+    first = tokens.encode(render(template, units, 0), encoding)
+    second = tokens.encode(render(template, units, 1), encoding)
+    return Analysis(
+        template=template,
+        encoding=encoding,
+        units=units,
+        tokens=len(first),
+        stable_prefix_tokens=tokens.common_prefix_length(first, second),
+        stable_text=stable_text,
+        rendered=render(template, units, 0),
+        _offsets=offsets,
+    )

@@ -1,0 +1,150 @@
+"""The Python API: check files or text, get a :class:`~promptlint.findings.Report`.
+
+    from promptlint.api import check_paths
+    report = check_paths(["agents/"])
+    assert not [f for f in report.findings if f.severity == "error"]
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from promptlint import config as config_mod
+from promptlint import suppress, tokens
+from promptlint.analysis import analyze
+from promptlint.config import Config, ConfigError
+from promptlint.context import RuleContext
+from promptlint.discovery import walk
+from promptlint.findings import FileResult, Finding, Report
+from promptlint.ir import Template
+from promptlint.loaders import LoadError, load_file, load_text
+from promptlint.registry import rules
+
+
+def _config_for(path: str, explicit: Config | None) -> Config:
+    if explicit is not None:
+        return explicit
+    return config_mod.find_for(Path(path).resolve().parent)
+
+
+def _syntax_for(path: str, config: Config, syntax: str | None) -> str | None:
+    if syntax:
+        return syntax
+    if config.path is not None:
+        rel = os.path.relpath(os.path.abspath(path), config.path.parent)
+        for pattern, value in config.syntax.items():
+            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
+                return value
+    return None
+
+
+def check_template(template: Template, config: Config | None = None, model: str | None = None) -> FileResult:
+    """Run every enabled rule on a parsed template."""
+    config = config or Config()
+    encoding = tokens.encoding_name_for_model(model or config.model)
+    analysis = analyze(template, encoding, config.overrides)
+    result = FileResult(
+        path=template.path,
+        syntax=template.syntax,
+        encoding=encoding,
+        tokens=analysis.tokens,
+        stable_prefix_tokens=analysis.stable_prefix_tokens,
+    )
+    ctx = RuleContext(template.path, template, analysis, config)
+    suppressions = suppress.parse(template.source)
+    for rule in rules():
+        if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
+            result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
+    result.findings.sort(key=lambda f: f.sort_key)
+    return result
+
+
+def check_text(text: str, path: str = "<string>", syntax: str | None = None, config: Config | None = None) -> FileResult:
+    """Check prompt text that is not on disk (an agent framework's own tests)."""
+    config = config or Config()
+    try:
+        template = load_text(path, text, syntax or _syntax_for(path, config, None))
+    except LoadError as exc:
+        return FileResult(path=path, error=_describe(exc))
+    return check_template(template, config)
+
+
+def _describe(exc: LoadError) -> str:
+    where = f"line {exc.line}: " if exc.line else ""
+    if exc.line and exc.column:
+        where = f"line {exc.line}, column {exc.column}: "
+    return where + exc.message
+
+
+def check_file(path: str, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
+    try:
+        config = _config_for(path, config).with_options(**options)
+        template = load_file(path, _syntax_for(path, config, syntax))
+    except ConfigError as exc:
+        return FileResult(path=path, error=str(exc))
+    except LoadError as exc:
+        return FileResult(path=path, error=_describe(exc))
+    except tokens.TokenizerError as exc:
+        return FileResult(path=path, error=str(exc))
+    result = check_template(template, config)
+    return result
+
+
+def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str], list[str]]:
+    """Files to check from the given paths, and one error line per path that gives none."""
+    files: list[str] = []
+    errors: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            try:
+                folder_config = config or config_mod.find_for(Path(path).resolve())
+            except ConfigError as exc:
+                errors.append(str(exc))
+                continue
+            found = list(walk(path, folder_config))
+            if not found:
+                errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
+            files.extend(found)
+        elif os.path.exists(path):
+            files.append(path)
+        else:
+            errors.append(f"{path}: no such file or directory")
+    return files, errors
+
+
+def check_paths(
+    paths: Sequence[str],
+    *,
+    config_file: str | None = None,
+    syntax: str | None = None,
+    **options: Any,
+) -> Report:
+    """Check files and folders. ``options`` override config keys (``select``, ``model``…)."""
+    report = Report()
+    explicit: Config | None = None
+    if config_file is not None:
+        try:
+            loaded = config_mod.load_file(Path(config_file))
+        except ConfigError as exc:
+            report.errors.append(str(exc))
+            return report
+        if loaded is None:
+            report.errors.append(f"{config_file}: no [tool.promptlint] table")
+            return report
+        explicit = loaded
+    files, report.errors = expand(paths, explicit)
+    seen: set[str] = set()
+    for path in files:
+        key = os.path.abspath(path)
+        if key in seen:
+            continue
+        seen.add(key)
+        report.files.append(check_file(path, explicit, syntax, **options))
+    return report
+
+
+__all__ = ["check_paths", "check_file", "check_text", "check_template", "Report", "Finding", "FileResult"]

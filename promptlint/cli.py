@@ -1,0 +1,139 @@
+"""The command line: thin wiring from click options to the engine and reporters."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from promptlint.findings import SEVERITIES
+from promptlint.ir import SYNTAXES
+
+EXIT_OK, EXIT_FINDINGS, EXIT_FAILED = 0, 1, 2
+
+
+def _codes(value: str | None) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    return tuple(c.strip().upper() for c in value.split(",") if c.strip())
+
+
+class _Group(click.Group):
+    """Usage errors exit 2 with one line, as DESIGN.md's exit codes require."""
+
+    def main(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        kwargs.setdefault("standalone_mode", True)
+        return super().main(*args, **kwargs)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="promptlint-cache", prog_name="promptlint")
+def main() -> None:
+    """promptlint: find what breaks the prompt cache in agent system prompts."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--model", help="Target model; picks the tokenizer (default: config, else gpt-5.5).")
+@click.option("--select", help="Comma-separated rule codes or prefixes to run (e.g. PC1).")
+@click.option("--ignore", help="Comma-separated rule codes or prefixes to skip.")
+@click.option("--syntax", type=click.Choice(SYNTAXES), help="Read every file as this syntax.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Use this promptlint.toml or pyproject.toml.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), help="Lowest severity that fails the run (default: warning).")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (2 still means failure).")
+@click.option("--no-frames", is_flag=True, help="Do not print code frames under findings.")
+def check(
+    paths: Sequence[str],
+    output_format: str,
+    model: str | None,
+    select: str | None,
+    ignore: str | None,
+    syntax: str | None,
+    config_file: str | None,
+    fail_on: str | None,
+    exit_zero: bool,
+    no_frames: bool,
+) -> None:
+    """Check prompt files and folders for cache-breaking content."""
+    from promptlint.api import check_paths
+
+    report = check_paths(
+        list(paths),
+        config_file=config_file,
+        syntax=syntax,
+        model=model,
+        select=_codes(select),
+        ignore=_codes(ignore),
+        fail_on=fail_on,
+    )
+    if output_format == "json":
+        from promptlint.reporters import json as json_reporter
+
+        click.echo(json_reporter.render(report))
+    else:
+        from rich.console import Console
+
+        from promptlint.reporters import text
+
+        sources: dict[str, list[str]] = {}
+        for result in report.files:
+            if result.findings:
+                try:
+                    with open(result.path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+                        sources[result.path] = handle.read().split("\n")
+                except OSError:
+                    pass
+        text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=not no_frames)
+    threshold = fail_on or _fail_on_from(report)
+    code = report.exit_code(threshold)
+    if exit_zero and code == EXIT_FINDINGS:
+        code = EXIT_OK
+    sys.exit(code)
+
+
+def _fail_on_from(report: object) -> str:
+    """The failing severity configured for the checked files (the strictest of them)."""
+    from promptlint import config as config_mod
+    from promptlint.findings import Report, severity_rank
+
+    assert isinstance(report, Report)
+    levels = []
+    for result in report.files:
+        try:
+            from pathlib import Path
+
+            levels.append(config_mod.find_for(Path(result.path).resolve().parent).fail_on)
+        except config_mod.ConfigError:
+            continue
+    return min(levels, key=severity_rank) if levels else "warning"
+
+
+@main.command("rules")
+@click.argument("code", required=False)
+def rules_command(code: str | None) -> None:
+    """List the rules, or explain one (promptlint rules PC101)."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+    from rich.table import Table
+
+    from promptlint.registry import by_code, rules
+
+    console = Console(highlight=False)
+    if code is None:
+        table = Table("code", "name", "fix", "summary", box=None, pad_edge=False)
+        for rule in rules():
+            table.add_row(rule.CODE, rule.NAME, getattr(rule, "FIX", None) or "none", getattr(rule, "SUMMARY", ""))
+        console.print(table)
+        return
+    rule = by_code(code)
+    if rule is None:
+        click.echo(f"error: unknown rule {code!r} (see `promptlint rules`)", err=True)
+        sys.exit(EXIT_FAILED)
+    console.print(f"[bold]{rule.CODE} {rule.NAME}[/bold]  (fix: {getattr(rule, 'FIX', None) or 'none'})\n")
+    console.print(Markdown((rule.__doc__ or "").strip()))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,194 @@
+"""Configuration: ``[tool.promptlint]`` in pyproject.toml, or the same keys at the top
+level of ``promptlint.toml`` (as ``ruff.toml`` mirrors ``[tool.ruff]``), found by walking
+up from each checked file. Unknown keys are an error naming the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from promptlint.findings import SEVERITIES
+from promptlint.ir import SYNTAXES
+from promptlint.tokens import DEFAULT_MODEL
+from promptlint.volatility import FREQUENCIES, KINDS, Overrides
+
+DEFAULT_INCLUDE: tuple[str, ...] = (
+    "*.md", "*.markdown", "*.mdx", "*.txt", "*.prompt", "*.j2", "*.jinja", "*.jinja2",
+    "*.mustache", "*.hbs", "*.handlebars", "*.fmt", "*.tmpl",
+)
+DEFAULT_EXCLUDE: tuple[str, ...] = (
+    ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "*.egg-info",
+)
+# A kind's default frequency when config names only the kind.
+DEFAULT_FREQUENCY = {
+    "timestamp": "per-request", "identity": "per-session", "session-id": "per-request",
+    "environment": "per-session", "retrieval": "per-request", "memory": "per-request",
+    "tool-order": "per-session",
+}
+
+
+class ConfigError(Exception):
+    """A configuration file that cannot be used; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    syntax: dict[str, str] = field(default_factory=dict)
+    model: str = DEFAULT_MODEL
+    provider: str | None = None
+    fail_on: str = "warning"
+    stable: tuple[str, ...] = ()
+    volatile: dict[str, tuple[str, str]] = field(default_factory=dict)
+    assembly: dict[str, Any] = field(default_factory=dict)
+    providers: dict[str, Any] = field(default_factory=dict)
+    prices: dict[str, Any] = field(default_factory=dict)
+    # 1-based line of each top-level key in the file, for findings about config.
+    key_lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def overrides(self) -> Overrides:
+        return Overrides(stable=frozenset(self.stable), volatile=self.volatile)
+
+    def rule_enabled(self, code: str) -> bool:
+        def matches(patterns: tuple[str, ...]) -> bool:
+            return any(code.startswith(p) for p in patterns) or "ALL" in patterns
+
+        if self.select is not None and not matches(self.select):
+            return False
+        return not matches(self.ignore)
+
+    def with_options(self, **options: Any) -> Config:
+        """A copy with command-line options applied (None means "not given")."""
+        return replace(self, **{k: v for k, v in options.items() if v is not None})
+
+
+_KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines"}
+_ASSEMBLY_KEYS = {"order", "files", "root", "volatile", "stable"}
+
+
+def _as_tuple(path: Path, key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: `{key}` must be a list of strings")
+    return tuple(value)
+
+
+def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = None) -> Config:
+    """Validate a ``[tool.promptlint]`` table into a :class:`Config`."""
+    values: dict[str, Any] = {"path": path, "key_lines": key_lines or {}}
+    for raw_key, value in table.items():
+        key = raw_key.replace("_", "-")
+        if key not in _KEYS:
+            raise ConfigError(f"{path}: unknown key `{raw_key}` (known: {', '.join(sorted(_KEYS))})")
+        attr = key.replace("-", "_")
+        if key in ("select", "ignore", "include", "exclude", "extend-exclude", "stable"):
+            values[attr] = _as_tuple(path, raw_key, value)
+        elif key in ("model", "provider"):
+            if not isinstance(value, str):
+                raise ConfigError(f"{path}: `{raw_key}` must be a string")
+            values[attr] = value
+        elif key == "fail-on":
+            if value not in SEVERITIES:
+                raise ConfigError(f"{path}: `fail-on` must be one of {', '.join(SEVERITIES)}, not {value!r}")
+            values[attr] = value
+        elif key == "syntax":
+            if not isinstance(value, dict) or any(v not in SYNTAXES for v in value.values()):
+                raise ConfigError(f"{path}: `syntax` maps globs to one of {', '.join(SYNTAXES)}")
+            values[attr] = dict(value)
+        elif key == "volatile":
+            values[attr] = _parse_volatile(path, value)
+        elif key == "assembly":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{path}: `assembly` must be a table")
+            unknown = set(value) - _ASSEMBLY_KEYS
+            if unknown:
+                raise ConfigError(f"{path}: unknown key `assembly.{sorted(unknown)[0]}`")
+            values[attr] = dict(value)
+        else:  # providers, prices: validated by the modules that read them
+            if not isinstance(value, dict):
+                raise ConfigError(f"{path}: `{raw_key}` must be a table")
+            values[attr] = dict(value)
+    return Config(**values)
+
+
+def _parse_volatile(path: Path, value: Any) -> dict[str, tuple[str, str]]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `volatile` must be a table of name = \"kind\"")
+    result: dict[str, tuple[str, str]] = {}
+    for name, spec in value.items():
+        if isinstance(spec, str):
+            kind, frequency = spec, DEFAULT_FREQUENCY.get(spec, "per-request")
+        elif isinstance(spec, dict):
+            kind = spec.get("kind", "")
+            frequency = spec.get("frequency", DEFAULT_FREQUENCY.get(kind, "per-request"))
+        else:
+            raise ConfigError(f"{path}: `volatile.{name}` must be a kind or a table")
+        if kind not in KINDS:
+            raise ConfigError(f"{path}: `volatile.{name}`: unknown kind {kind!r} (known: {', '.join(KINDS)})")
+        if frequency not in FREQUENCIES:
+            raise ConfigError(f"{path}: `volatile.{name}`: unknown frequency {frequency!r}")
+        result[name] = (kind, frequency)
+    return result
+
+
+def _key_lines(text: str, prefix: str) -> dict[str, int]:
+    """Line numbers of keys in a TOML file, as ``assembly.order`` → 12 (for findings)."""
+    lines: dict[str, int] = {}
+    table = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("[") and not stripped.startswith("[["):
+            table = stripped.strip("[]").strip()
+            if table.startswith(prefix):
+                table = table[len(prefix) :].lstrip(".")
+            elif prefix:
+                table = "\0"
+            if table and table != "\0":
+                lines.setdefault(table, number)
+            continue
+        if "=" in stripped and not stripped.startswith("#") and table != "\0":
+            key = stripped.split("=", 1)[0].strip().strip('"')
+            lines.setdefault(f"{table}.{key}" if table else key, number)
+    return lines
+
+
+def load_file(path: Path) -> Config | None:
+    """The promptlint config in a file, or None for a pyproject.toml without one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc})") from None
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("promptlint")
+        if table is None:
+            return None
+        return parse(path, table, _key_lines(text, "tool.promptlint"))
+    return parse(path, data, _key_lines(text, ""))
+
+
+@lru_cache(maxsize=256)
+def find_for(directory: Path) -> Config:
+    """The nearest config at or above ``directory`` (promptlint.toml wins over pyproject.toml)."""
+    for folder in (directory, *directory.parents):
+        for name in ("promptlint.toml", ".promptlint.toml", "pyproject.toml"):
+            candidate = folder / name
+            if candidate.is_file():
+                config = load_file(candidate)
+                if config is not None:
+                    return config
+    return Config()

@@ -1,0 +1,70 @@
+"""What a rule is given: one analysed file, its configuration, and a finding builder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from promptlint.analysis import Analysis, Unit
+from promptlint.config import Config
+from promptlint.findings import Finding
+from promptlint.ir import Span, Template
+
+
+@dataclass
+class RuleContext:
+    path: str
+    template: Template
+    analysis: Analysis
+    config: Config
+
+    def finding(
+        self,
+        code: str,
+        name: str,
+        span: Span,
+        *,
+        severity: str,
+        message: str,
+        kind: str | None = None,
+        frequency: str | None = None,
+        tokens_lost: int = 0,
+        fixable: bool = False,
+        evidence: str | None = None,
+        confidence: str = "high",
+        **extra: Any,
+    ) -> Finding:
+        """A finding of rule ``code``/``name`` located at ``span`` of this file."""
+        start = self.template.position(span.start)
+        # The end is inclusive of the last character, like an editor selection.
+        end = self.template.position(max(span.start, span.end - 1))
+        return Finding(
+            path=self.path,
+            line=start.line,
+            column=start.column,
+            end_line=end.line,
+            end_column=end.column + 1,
+            rule=code,
+            name=name,
+            severity=severity,
+            kind=kind,
+            frequency=frequency,
+            message=message,
+            tokens_lost=tokens_lost,
+            fixable=fixable,
+            evidence=evidence,
+            confidence=confidence,
+            extra=extra,
+        )
+
+    def last_stable_line(self) -> int:
+        """The last line that renders stable text (where volatile parts should go after)."""
+        for line in range(self.template.lines.line_count, 0, -1):
+            if self.template.lines.line_text(line).strip():
+                return line
+        return 1
+
+    def unit_span(self, unit: Unit) -> Span:
+        """The span a finding points at: a slot, or a loop's opening tag."""
+        seg = unit.segment
+        return seg.open if hasattr(seg, "open") else seg.span

@@ -1,0 +1,64 @@
+"""Which files to check: paths as given, folders walked with include/exclude globs,
+``.gitignore`` files respected (through pathspec, git's own wildmatch rules)."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+from promptlint.config import Config
+
+
+def _matches(name: str, rel: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) for p in patterns)
+
+
+@lru_cache(maxsize=1024)
+def _gitignore(folder: Path):  # type: ignore[no-untyped-def]
+    import pathspec
+
+    path = folder / ".gitignore"
+    if not path.is_file():
+        return None
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+def _ignored(path: Path, is_dir: bool, stop: Path) -> bool:
+    """Whether any .gitignore between ``stop``'s repository root and ``path`` ignores it."""
+    folder = path.parent
+    for ancestor in (folder, *folder.parents):
+        spec = _gitignore(ancestor)
+        if spec is not None:
+            rel = path.relative_to(ancestor).as_posix() + ("/" if is_dir else "")
+            if spec.match_file(rel):
+                return True
+        if (ancestor / ".git").exists() or ancestor == stop.anchor:
+            break
+    return False
+
+
+def walk(root: str, config: Config) -> Iterator[str]:
+    """Prompt files under a folder, sorted, as paths that start with ``root`` as given."""
+    base = Path(root)
+    excludes = config.exclude + config.extend_exclude
+    for folder, dirs, files in os.walk(base):
+        here = Path(folder)
+        dirs[:] = sorted(
+            d for d in dirs
+            if not _matches(d, (here / d).relative_to(base).as_posix(), excludes)
+            and not _ignored((here / d).resolve(), True, base.resolve())
+        )
+        for name in sorted(files):
+            rel = (here / name).relative_to(base).as_posix()
+            if _matches(name, rel, excludes) or not _matches(name, rel, config.include):
+                continue
+            if _ignored((here / name).resolve(), False, base.resolve()):
+                continue
+            yield os.path.join(folder, name) if folder != "." else name

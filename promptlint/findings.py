@@ -1,0 +1,100 @@
+"""Findings and per-file results: what the engine hands to reporters."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SEVERITIES: tuple[str, ...] = ("info", "warning", "error")
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity)
+
+
+def lower_severity(severity: str) -> str:
+    """One level down, never below info: a partly fixed finding drops a level."""
+    return SEVERITIES[max(0, severity_rank(severity) - 1)]
+
+
+@dataclass
+class Finding:
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    rule: str
+    name: str
+    severity: str
+    kind: str | None
+    frequency: str | None
+    message: str
+    tokens_lost: int = 0
+    fixable: bool = False
+    # Not in the JSON contract's required fields; reported as extra fields.
+    evidence: str | None = None
+    confidence: str = "high"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        extra = data.pop("extra")
+        data.update(extra)
+        return data
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.line, self.column, self.rule)
+
+
+@dataclass
+class FileResult:
+    path: str
+    syntax: str | None = None
+    encoding: str | None = None
+    tokens: int | None = None
+    stable_prefix_tokens: int | None = None
+    error: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "path": self.path,
+            "syntax": self.syntax,
+            "encoding": self.encoding,
+            "tokens": self.tokens,
+            "stable_prefix_tokens": self.stable_prefix_tokens,
+            "error": self.error,
+        }
+        data.update(self.extra)
+        return data
+
+
+@dataclass
+class Report:
+    files: list[FileResult] = field(default_factory=list)
+    # Problems with the run itself that belong to no checked file (a missing path).
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return sorted((f for r in self.files for f in r.findings), key=lambda f: f.sort_key)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors) or any(r.error for r in self.files)
+
+    def exit_code(self, fail_on: str = "warning") -> int:
+        if self.failed:
+            return 2
+        threshold = severity_rank(fail_on)
+        return 1 if any(severity_rank(f.severity) >= threshold for f in self.findings) else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "files": [r.to_json() for r in self.files],
+            "findings": [f.to_json() for f in self.findings],
+        }

@@ -1,0 +1,198 @@
+"""The template IR: every loader turns a file into this.
+
+A :class:`Template` is an ordered tree of segments whose source spans, read in order,
+cover the file exactly:
+
+* :class:`Text` -- literal text. ``text`` is what it renders to (escapes decoded,
+  whitespace control applied), which may differ from the source slice.
+* :class:`Slot` -- a place where a value is substituted (``{{ user.name }}``,
+  ``{now:%H:%M}``, ``${cwd}``). ``expr`` describes the expression that fills it.
+* :class:`Block` -- a construct with an opening tag, a body and usually a closing
+  tag (``{% if %}…{% endif %}``, ``{% for %}``, ``{{#section}}``). Tags inside the
+  body that render nothing themselves (``{% else %}``) are :class:`Tag` segments.
+* :class:`Tag` -- markup that renders nothing (comments, ``{% set %}``,
+  ``{% include %}`` sites, ``{% else %}``, Mustache comments and partials).
+
+Offsets are character offsets into the decoded source text (BOM removed).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+Syntax = Literal["jinja", "mustache", "format", "dollar", "markdown", "json"]
+SYNTAXES: tuple[str, ...] = ("jinja", "mustache", "format", "dollar", "markdown", "json")
+
+
+@dataclass(frozen=True)
+class Position:
+    """A 1-based line and column."""
+
+    line: int
+    column: int
+
+
+class LineIndex:
+    """Maps character offsets in a text to 1-based (line, column)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts = [0]
+        for i, ch in enumerate(text):
+            if ch == "\n":
+                self._starts.append(i + 1)
+
+    def position(self, offset: int) -> Position:
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return Position(line + 1, offset - self._starts[line] + 1)
+
+    def offset(self, line: int, column: int) -> int:
+        """The offset of a 1-based (line, column)."""
+        return self._starts[line - 1] + column - 1
+
+    def line_text(self, line: int) -> str:
+        start = self._starts[line - 1]
+        end = self._starts[line] if line < len(self._starts) else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open range ``[start, end)`` of character offsets into the source."""
+
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.start > self.end:
+            raise ValueError(f"span start {self.start} after end {self.end}")
+
+
+@dataclass(frozen=True)
+class Expr:
+    """What promptlint knows of the expression that fills a slot or drives a loop.
+
+    ``path`` is the dotted variable path (``("user", "name")``); ``calls`` names the
+    functions and methods called (``("now", "strftime")``); ``filters`` the Jinja or
+    Handlebars filters/helpers applied; ``format_spec`` a format string found in the
+    expression (a strftime pattern, a moment pattern, a ``str.format`` spec).
+    """
+
+    source: str
+    path: tuple[str, ...] = ()
+    # Every variable path the expression reads (`path` is the first).
+    paths: tuple[tuple[str, ...], ...] = ()
+    calls: tuple[str, ...] = ()
+    filters: tuple[str, ...] = ()
+    format_spec: str | None = None
+    literals: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return ".".join(self.path) if self.path else self.source.strip()
+
+    @property
+    def root(self) -> str:
+        return self.path[0] if self.path else ""
+
+
+@dataclass
+class Text:
+    span: Span
+    text: str
+
+
+@dataclass
+class Slot:
+    span: Span
+    expr: Expr
+    # Names bound by {% set %} are resolved to their source expression by the loaders
+    # where they can be; `alias_of` keeps the chain for messages.
+    alias_of: Expr | None = None
+
+
+@dataclass
+class Tag:
+    span: Span
+    tag: str
+    expr: Expr | None = None
+    # A {% set %} tag binds `target` to `expr`; an include/partial names `target`.
+    target: str | None = None
+
+
+@dataclass
+class Block:
+    """``{% if %}``, ``{% for %}``, ``{% raw %}``, ``{% block %}``, Mustache sections."""
+
+    kind: str
+    open: Span
+    close: Span | None
+    body: list[Segment] = field(default_factory=list)
+    expr: Expr | None = None
+    # Loops: the loop variable names and whether the iterable is sorted.
+    loop_vars: tuple[str, ...] = ()
+    sorted: bool = False
+    # Text the opening/closing tags render (Mustache/Jinja tags render nothing; kept
+    # for symmetry with Text so every segment answers "what do you render").
+    @property
+    def span(self) -> Span:
+        end = self.close.end if self.close else (self.body[-1].span.end if self.body else self.open.end)
+        return Span(self.open.start, end)
+
+
+Segment = Text | Slot | Tag | Block
+
+
+@dataclass
+class Template:
+    """A parsed prompt file."""
+
+    path: str
+    syntax: str
+    source: str
+    segments: list[Segment]
+    has_bom: bool = False
+    newline: str = "\n"
+    lines: LineIndex = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.lines = LineIndex(self.source)
+
+    def position(self, offset: int) -> Position:
+        return self.lines.position(offset)
+
+    def walk(self) -> Iterator[Segment]:
+        """Every segment, depth first, in source order (blocks before their body)."""
+        yield from walk(self.segments)
+
+    def slots(self) -> Iterator[Slot]:
+        return (s for s in self.walk() if isinstance(s, Slot))
+
+    def blocks(self) -> Iterator[Block]:
+        return (s for s in self.walk() if isinstance(s, Block))
+
+
+def walk(segments: list[Segment]) -> Iterator[Segment]:
+    for seg in segments:
+        yield seg
+        if isinstance(seg, Block):
+            yield from walk(seg.body)
+
+
+def leaf_spans(segments: list[Segment]) -> Iterator[Span]:
+    """The spans that tile the source: leaves, and the open/close tags of blocks."""
+    for seg in segments:
+        if isinstance(seg, Block):
+            yield seg.open
+            yield from leaf_spans(seg.body)
+            if seg.close is not None:
+                yield seg.close
+        else:
+            yield seg.span

@@ -1,0 +1,63 @@
+"""One loader per syntax; each turns source text into a :class:`~promptlint.ir.Template`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from promptlint.ir import Template
+from promptlint.loaders.base import LoadError, decode, detect_syntax
+
+__all__ = ["LoadError", "load_text", "load_file", "detect_syntax"]
+
+
+def _loader(syntax: str) -> Callable[[str, str], Template]:
+    if syntax == "jinja":
+        from promptlint.loaders import jinja
+
+        return jinja.load
+    if syntax == "mustache":
+        from promptlint.loaders import mustache
+
+        return mustache.load
+    if syntax == "format":
+        from promptlint.loaders import formatstr
+
+        return formatstr.load
+    if syntax == "dollar":
+        from promptlint.loaders import dollar
+
+        return dollar.load
+    if syntax == "markdown":
+        from promptlint.loaders import markdown
+
+        return markdown.load
+    if syntax == "json":
+        from promptlint.loaders import requestjson
+
+        return requestjson.load
+    raise LoadError(f"unknown syntax {syntax!r}")
+
+
+def load_text(path: str, text: str, syntax: str | None = None) -> Template:
+    """Parse ``text`` as the given syntax, or the one its name and content suggest."""
+    return _loader(syntax or detect_syntax(path, text))(path, text)
+
+
+def load_file(path: str, syntax: str | None = None) -> Template:
+    """Read, decode and parse one prompt file. Raises :class:`LoadError`."""
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise LoadError("is a directory") from None
+    except FileNotFoundError:
+        raise LoadError("no such file") from None
+    except PermissionError:
+        raise LoadError("permission denied") from None
+    except OSError as exc:
+        raise LoadError(exc.strerror or str(exc)) from None
+    decoded = decode(data)
+    template = load_text(path, decoded.text, syntax)
+    template.has_bom = decoded.has_bom
+    template.newline = decoded.newline
+    return template

@@ -1,0 +1,56 @@
+"""Python ``str.format`` templates, read through ``string.Formatter().parse``."""
+
+from __future__ import annotations
+
+import re
+import string
+
+from promptlint.ir import Expr, Segment, Slot, Span, Template, Text
+from promptlint.loaders.base import LoadError
+
+
+def describe(field_name: str, format_spec: str | None, conversion: str | None) -> Expr:
+    """``user.name``, ``user[name]``, ``0`` and a format spec such as ``%H:%M``."""
+    path = tuple(p for p in re.split(r"[.\[\]]", field_name) if p)
+    source = field_name + (f"!{conversion}" if conversion else "") + (f":{format_spec}" if format_spec else "")
+    calls = tuple(re.findall(r"(\w+)\(", field_name))
+    return Expr(source=source, path=path, paths=(path,), calls=calls, format_spec=format_spec or None)
+
+
+def _field_end(source: str, start: int) -> int:
+    """Offset just past the ``}`` closing the replacement field opened at ``start``."""
+    depth = 0
+    for i in range(start, len(source)):
+        if source[i] == "{":
+            depth += 1
+        elif source[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise LoadError("unclosed '{' in format string", line=source.count("\n", 0, start) + 1)
+
+
+def load(path: str, source: str) -> Template:
+    segments: list[Segment] = []
+    cursor = 0
+    items = string.Formatter().parse(source)
+    while True:
+        try:
+            literal, field_name, format_spec, conversion = next(items)
+        except StopIteration:
+            break
+        except ValueError as exc:
+            line = source.count("\n", 0, cursor) + 1
+            raise LoadError(f"malformed format string: {exc}", line=line) from None
+        if literal:
+            start = cursor
+            for ch in literal:
+                cursor += 2 if ch in "{}" and source.startswith(ch * 2, cursor) else 1
+            segments.append(Text(Span(start, cursor), literal))
+        if field_name is not None:
+            end = _field_end(source, cursor)
+            segments.append(Slot(Span(cursor, end), describe(field_name, format_spec, conversion)))
+            cursor = end
+    if cursor != len(source):  # pragma: no cover - Formatter.parse consumes everything
+        raise LoadError("could not read the whole format string")
+    return Template(path=path, syntax="format", source=source, segments=segments)

@@ -1,0 +1,274 @@
+"""Jinja2 templates, read with jinja2's own lexer and parser.
+
+jinja2 validates the whole template (``Environment.parse``), its lexer
+(``Lexer.tokeniter``) gives the token stream from which segments and their exact
+offsets are built, and every expression is parsed by jinja2 into its AST, from which
+the variable paths, calls, filters and format strings are read. Nothing is rendered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from typing import TYPE_CHECKING
+
+from promptlint.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
+from promptlint.loaders.base import LoadError
+
+if TYPE_CHECKING:
+    from jinja2 import nodes
+    from jinja2.sandbox import SandboxedEnvironment
+
+# Tags that open a block, and the tag that closes each.
+_BLOCK_TAGS = {
+    "if": "endif",
+    "for": "endfor",
+    "macro": "endmacro",
+    "call": "endcall",
+    "filter": "endfilter",
+    "block": "endblock",
+    "with": "endwith",
+    "autoescape": "endautoescape",
+    "trans": "endtrans",
+}
+_SORTING_FILTERS = frozenset({"sort", "dictsort"})
+_SORTING_CALLS = frozenset({"sorted"})
+
+
+@cache
+def environment() -> SandboxedEnvironment:
+    """The one sandboxed environment used to lex, parse and (for proofs) render."""
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(extensions=["jinja2.ext.i18n", "jinja2.ext.loopcontrols"])
+
+
+def load(path: str, source: str) -> Template:
+    from jinja2 import TemplateSyntaxError
+
+    env = environment()
+    try:
+        env.parse(source)
+    except TemplateSyntaxError as exc:
+        raise LoadError(f"malformed Jinja template: {exc.message}", line=exc.lineno) from None
+    segments = _Builder(path, source).build()
+    return Template(path=path, syntax="jinja", source=source, segments=segments)
+
+
+# ---------------------------------------------------------------------------------------
+# Expressions
+
+
+def parse_expression(source: str) -> nodes.Expr:
+    """jinja2's AST for one expression."""
+    from jinja2 import nodes as n
+
+    tree = environment().parse("{{ " + source + " }}")
+    output = tree.body[0]
+    assert isinstance(output, n.Output)
+    expr = output.nodes[0]
+    assert isinstance(expr, n.Expr)
+    return expr
+
+
+def describe(node: nodes.Node, source: str) -> Expr:
+    """Read the variable paths, calls, filters and format strings of an expression."""
+    from jinja2 import nodes as n
+
+    paths: list[tuple[str, ...]] = []
+    calls: list[str] = []
+    filters: list[str] = []
+    literals: list[str] = []
+    format_spec: str | None = None
+
+    def path_of(node: nodes.Node) -> tuple[str, ...] | None:
+        if isinstance(node, n.Name):
+            return (node.name,)
+        if isinstance(node, n.Getattr):
+            base = path_of(node.node)
+            return base + (node.attr,) if base is not None else None
+        if isinstance(node, n.Getitem) and isinstance(node.arg, n.Const):
+            base = path_of(node.node)
+            return base + (str(node.arg.value),) if base is not None else None
+        return None
+
+    def callee_name(node: nodes.Node) -> str | None:
+        if isinstance(node, n.Name):
+            return node.name
+        if isinstance(node, n.Getattr):
+            return node.attr
+        return None
+
+    def visit(node: nodes.Node) -> None:
+        nonlocal format_spec
+        if isinstance(node, n.Const) and isinstance(node.value, str):
+            literals.append(node.value)
+            return
+        if isinstance(node, n.Filter | n.Test) and node.name:
+            if isinstance(node, n.Filter):
+                filters.append(node.name)
+            for arg in list(node.args) + [kw.value for kw in node.kwargs]:
+                if format_spec is None and isinstance(arg, n.Const) and isinstance(arg.value, str) and "%" in arg.value:
+                    format_spec = arg.value
+            for child in node.iter_child_nodes():
+                visit(child)
+            return
+        if isinstance(node, n.Call):
+            name = callee_name(node.node)
+            if name:
+                calls.append(name)
+            # The object a method is called on is still data: `user.name.upper()`.
+            if isinstance(node.node, n.Getattr):
+                base = path_of(node.node.node)
+                if base is not None:
+                    paths.append(base)
+                else:
+                    visit(node.node.node)
+            elif not isinstance(node.node, n.Name):
+                visit(node.node)
+            for arg in list(node.args) + [kw.value for kw in node.kwargs]:
+                if format_spec is None and isinstance(arg, n.Const) and isinstance(arg.value, str):
+                    format_spec = arg.value
+                visit(arg)
+            return
+        found = path_of(node)
+        if found is not None:
+            paths.append(found)
+            return
+        for child in node.iter_child_nodes():
+            visit(child)
+
+    visit(node)
+    return Expr(
+        source=source.strip(),
+        path=paths[0] if paths else (),
+        paths=tuple(paths),
+        calls=tuple(calls),
+        filters=tuple(filters),
+        format_spec=format_spec,
+        literals=tuple(literals),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Segments
+
+
+class _Builder:
+    def __init__(self, path: str, source: str) -> None:
+        self.path = path
+        self.source = source
+        self.root: list[Segment] = []
+        self.stack: list[tuple[Block, str]] = []
+        self.aliases: dict[str, Expr] = {}
+
+    @property
+    def body(self) -> list[Segment]:
+        return self.stack[-1][0].body if self.stack else self.root
+
+    def _located(self) -> Iterator[tuple[str, str, int, int]]:
+        """Lexer tokens with their [start, end) offsets in the source.
+
+        The lexer drops whitespace that ``{%-``/``-%}`` strip; that gap is whitespace
+        by construction, so each token is found at or just after the cursor.
+        """
+        env = environment()
+        cursor = 0
+        for _lineno, kind, value in env.lexer.tokeniter(self.source, None):
+            if not value:
+                continue
+            start = self.source.find(value, cursor)
+            if start < 0 or self.source[cursor:start].strip():
+                raise LoadError(f"could not locate Jinja token {value!r}")
+            cursor = start + len(value)
+            yield kind, value, start, cursor
+
+    def build(self) -> list[Segment]:
+        tokens = list(self._located())
+        i = 0
+        while i < len(tokens):
+            kind, value, start, end = tokens[i]
+            if kind == "data":
+                self.body.append(Text(Span(start, end), value))
+                i += 1
+            elif kind in ("variable_begin", "block_begin", "comment_begin", "raw_begin"):
+                closing = {
+                    "variable_begin": "variable_end",
+                    "block_begin": "block_end",
+                    "comment_begin": "comment_end",
+                    "raw_begin": "raw_end",
+                }[kind]
+                j = i + 1
+                while tokens[j][0] != closing:
+                    j += 1
+                inner = tokens[i + 1 : j]
+                span = Span(start, tokens[j][3])
+                if kind == "variable_begin":
+                    self._slot(span, "".join(t[1] for t in inner))
+                elif kind == "comment_begin":
+                    self.body.append(Tag(span, "comment"))
+                elif kind == "raw_begin":
+                    raw = Block("raw", Span(start, end), Span(tokens[j][2], tokens[j][3]))
+                    raw.body = [Text(Span(t[2], t[3]), t[1]) for t in inner]
+                    self.body.append(raw)
+                else:
+                    self._statement(span, [t for t in inner if t[0] != "whitespace"], "".join(t[1] for t in inner))
+                i = j + 1
+            else:  # pragma: no cover - the lexer yields nothing else at top level
+                i += 1
+        return self.root
+
+    def _slot(self, span: Span, expr_source: str) -> None:
+        expr = describe(parse_expression(expr_source), expr_source)
+        alias = self.aliases.get(expr.root) if expr.path and len(expr.path) == 1 else None
+        self.body.append(Slot(span, expr, alias_of=alias))
+
+    def _statement(self, span: Span, words: list[tuple[str, str, int, int]], inner: str) -> None:
+        tag = words[0][1] if words else ""
+        rest = inner.strip()[len(tag) :].strip()
+        if tag in _BLOCK_TAGS or (tag == "set" and "=" not in rest):
+            block = Block(tag, span, None)
+            if tag == "for":
+                self._describe_loop(block, rest)
+            elif tag == "if" and rest:
+                block.expr = describe(parse_expression(rest), rest)
+            self.body.append(block)
+            self.stack.append((block, _BLOCK_TAGS.get(tag, "endset")))
+        elif tag.startswith("end"):
+            if not self.stack or self.stack[-1][1] != tag:
+                raise LoadError(f"unexpected {{% {tag} %}}")
+            block, _ = self.stack.pop()
+            block.close = span
+        elif tag in ("elif", "else"):
+            expr = describe(parse_expression(rest), rest) if tag == "elif" and rest else None
+            self.body.append(Tag(span, tag, expr=expr))
+        elif tag == "set":
+            target, _, value = rest.partition("=")
+            expr = describe(parse_expression(value), value)
+            name = target.strip()
+            # A set of a known alias keeps following it to its source.
+            if expr.path and len(expr.path) == 1 and expr.root in self.aliases and not expr.calls:
+                expr = self.aliases[expr.root]
+            self.aliases[name] = expr
+            self.body.append(Tag(span, "set", expr=expr, target=name))
+        elif tag in ("include", "import", "from", "extends"):
+            target = words[1][1].strip("'\"") if len(words) > 1 and words[1][0] == "string" else None
+            self.body.append(Tag(span, tag, target=target))
+        else:
+            self.body.append(Tag(span, tag or "statement"))
+
+    def _describe_loop(self, block: Block, rest: str) -> None:
+        from jinja2 import nodes as n
+
+        tree = environment().parse("{% for " + rest + " %}{% endfor %}")
+        loop = tree.body[0]
+        assert isinstance(loop, n.For)
+        names = [loop.target] if isinstance(loop.target, n.Name) else list(getattr(loop.target, "items", []))
+        block.loop_vars = tuple(x.name for x in names if isinstance(x, n.Name))
+        iter_source = rest.split(" in ", 1)[1] if " in " in rest else rest
+        block.expr = describe(loop.iter, iter_source)
+        if block.expr.root in self.aliases:
+            block.expr = self.aliases[block.expr.root]
+        block.sorted = bool(
+            _SORTING_FILTERS.intersection(block.expr.filters) or _SORTING_CALLS.intersection(block.expr.calls)
+        )

@@ -1,0 +1,154 @@
+"""Mustache and Handlebars templates.
+
+No maintained Python Mustache library exposes tag offsets, so tags are read here,
+following the Mustache spec (sections, inverted sections, partials, comments,
+set-delimiter tags, standalone lines) and the Handlebars additions (``{{#each}}``,
+``{{#if}}``/``{{else}}``, helpers with arguments, ``~`` whitespace control).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from promptlint.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
+from promptlint.loaders.base import LoadError
+
+# Handlebars helpers that sort what they are given.
+_SORTING_HELPERS = frozenset({"sort", "sortBy", "sorted", "orderBy", "sort_by"})
+_STANDALONE_SIGILS = frozenset("#^/>!=")
+
+
+def load(path: str, source: str) -> Template:
+    return Template(path=path, syntax="mustache", source=source, segments=_Parser(source).parse())
+
+
+def describe(content: str) -> Expr:
+    """A Mustache name (``user.name``) or a Handlebars helper call (``formatDate now "HH:mm"``)."""
+    try:
+        words = shlex.split(content, posix=True)
+    except ValueError:
+        words = content.split()
+    quoted = re.findall(r"\"([^\"]*)\"|'([^']*)'", content)
+    literals = tuple(a or b for a, b in quoted)
+    names = [w for w in words if w not in literals and not re.fullmatch(r"[\w.@/-]+=.*", w)]
+    calls: tuple[str, ...] = ()
+    if len(names) > 1 or (names and literals):
+        calls, names = (names[0],), names[1:]
+    names = [w.strip("()") for w in names]
+    paths = tuple(tuple(p for p in n.replace("/", ".").split(".") if p) for n in names if n not in (".", "this"))
+    return Expr(
+        source=content.strip(),
+        path=paths[0] if paths else (),
+        paths=paths,
+        calls=calls,
+        filters=calls,
+        format_spec=literals[0] if literals else None,
+        literals=literals,
+    )
+
+
+class _Parser:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.open, self.close = "{{", "}}"
+
+    def _line_bounds(self, start: int, end: int) -> tuple[int, int] | None:
+        """The extent of the line if the tag at [start, end) stands alone on it."""
+        line_start = self.source.rfind("\n", 0, start) + 1
+        line_end = self.source.find("\n", end)
+        line_end = len(self.source) if line_end < 0 else line_end + 1
+        before = self.source[line_start:start]
+        after = self.source[end:line_end]
+        if before.strip() or after.strip():
+            return None
+        return line_start, line_end
+
+    def parse(self) -> list[Segment]:
+        root: list[Segment] = []
+        stack: list[tuple[Block, str]] = []
+        cursor = 0
+        text_start = 0
+
+        def body() -> list[Segment]:
+            return stack[-1][0].body if stack else root
+
+        def flush(until: int) -> None:
+            if until > text_start:
+                body().append(Text(Span(text_start, until), self.source[text_start:until]))
+
+        while True:
+            start = self.source.find(self.open, cursor)
+            if start < 0:
+                break
+            triple = self.open == "{{" and self.source.startswith("{{{", start)
+            close = "}}}" if triple else self.close
+            end = self.source.find(close, start + len(self.open))
+            if end < 0:
+                line = self.source.count("\n", 0, start) + 1
+                raise LoadError(f"unclosed Mustache tag {self.source[start:start + 20]!r}", line=line)
+            end += len(close)
+            inner = self.source[start + (3 if triple else len(self.open)) : end - len(close)]
+            strip_left = inner.startswith("~")
+            strip_right = inner.endswith("~")
+            inner = inner.strip("~")
+            sigil = "{" if triple else (inner.strip()[:1] if inner.strip()[:1] in "#^/>!&=" else "")
+            content = inner.strip()[1:].strip() if sigil and not triple else inner.strip()
+            if sigil == "=":
+                content = content.rstrip("=").strip()
+            is_else = content == "else" and not sigil
+            tag_start, tag_end = start, end
+            if sigil in _STANDALONE_SIGILS or is_else:
+                bounds = self._line_bounds(start, end)
+                if bounds is not None:
+                    tag_start, tag_end = bounds
+            if strip_left:
+                while tag_start > text_start and self.source[tag_start - 1] in " \t\r\n":
+                    tag_start -= 1
+            flush(tag_start)
+            span = Span(tag_start, tag_end)
+            if strip_right:
+                while tag_end < len(self.source) and self.source[tag_end] in " \t\r\n":
+                    tag_end += 1
+                span = Span(tag_start, tag_end)
+            line = self.source.count("\n", 0, start) + 1
+            if sigil in ("#", "^"):
+                words = content.split(None, 1)
+                helper = words[0] if sigil == "#" and len(words) > 1 else None
+                expr = describe(words[1] if helper else content)
+                kind = helper or ("inverted" if sigil == "^" else "section")
+                block = Block(kind, span, None, expr=expr)
+                block.sorted = bool(_SORTING_HELPERS.intersection(expr.calls))
+                if kind == "each" or kind == "section":
+                    block.loop_vars = ("this", ".")
+                body().append(block)
+                stack.append((block, helper or content))
+            elif sigil == "/":
+                if not stack:
+                    raise LoadError(f"closing tag {{{{/{content}}}}} with no open section", line=line)
+                block, name = stack[-1]
+                if content != name and content != name.split()[0]:
+                    raise LoadError(f"{{{{/{content}}}}} closes section {name!r}", line=line)
+                stack.pop()
+                block.close = span
+            elif sigil == "!":
+                body().append(Tag(span, "comment"))
+            elif sigil == ">":
+                body().append(Tag(span, "partial", target=content))
+            elif sigil == "=":
+                body().append(Tag(span, "delimiters"))
+                parts = content.split()
+                if len(parts) != 2:
+                    raise LoadError(f"bad set-delimiter tag {self.source[start:end]!r}", line=line)
+                self.open, self.close = parts
+            elif is_else:
+                body().append(Tag(span, "else"))
+            else:
+                body().append(Slot(span, describe(content)))
+            cursor = text_start = span.end
+        if stack:
+            block, name = stack[-1]
+            line = self.source.count("\n", 0, block.open.start) + 1
+            raise LoadError(f"unclosed Mustache section {name!r}", line=line)
+        flush(len(self.source))
+        return root

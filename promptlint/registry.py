@@ -1,0 +1,39 @@
+"""The rules: built-in modules under ``promptlint.rules``, and third-party modules
+registered in the ``promptlint.rules`` entry point group."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+from types import ModuleType
+
+ENTRY_POINT_GROUP = "promptlint.rules"
+
+
+def _is_rule(module: ModuleType) -> bool:
+    return all(hasattr(module, attr) for attr in ("CODE", "NAME"))
+
+
+@cache
+def rules() -> tuple[ModuleType, ...]:
+    """Every rule module, sorted by code."""
+    from importlib.metadata import entry_points
+
+    import promptlint.rules as package
+
+    found: dict[str, ModuleType] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        if _is_rule(module):
+            found[module.CODE] = module
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        module = entry.load()
+        if isinstance(module, ModuleType) and _is_rule(module):
+            found.setdefault(module.CODE, module)
+    return tuple(found[code] for code in sorted(found))
+
+
+def by_code(code: str) -> ModuleType | None:
+    code = code.upper()
+    return next((r for r in rules() if r.CODE == code or r.NAME == code.lower()), None)

@@ -1,0 +1,1 @@
+"""Reporters: the only code that formats results for people or machines."""

@@ -1,0 +1,14 @@
+"""``--format json``: the output contract of DESIGN.md."""
+
+from __future__ import annotations
+
+import json
+
+from promptlint.findings import Report
+
+
+def render(report: Report) -> str:
+    data = report.to_json()
+    if report.errors:
+        data["errors"] = list(report.errors)
+    return json.dumps(data, indent=2, ensure_ascii=False)

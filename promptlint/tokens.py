@@ -1,0 +1,123 @@
+"""Exact token counts, offline.
+
+The BPE rank files for ``o200k_base`` and ``cl100k_base`` ship inside the package
+(``promptlint/data``). They are checked against the sha256 that tiktoken itself
+publishes for them (the ``expected_hash`` its own encoding constructors pass), and the
+:class:`tiktoken.Encoding` is built from tiktoken's own constructor, so the split
+pattern and special tokens are always the installed tiktoken's. Nothing touches the
+network and no tiktoken cache directory is read or written.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import tiktoken
+
+DEFAULT_MODEL = "gpt-5.5"
+SHIPPED_ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
+
+_lock = threading.Lock()
+_encodings: dict[str, tiktoken.Encoding] = {}
+
+
+class TokenizerError(Exception):
+    """The shipped BPE file is missing or does not match tiktoken's published hash."""
+
+
+def _shipped_bpe(name: str, expected_hash: str | None) -> dict[bytes, int]:
+    resource = resources.files("promptlint") / "data" / f"{name}.tiktoken"
+    try:
+        data = resource.read_bytes()
+    except FileNotFoundError as exc:
+        raise TokenizerError(f"{name}.tiktoken is missing from the promptlint package") from exc
+    actual = hashlib.sha256(data).hexdigest()
+    if expected_hash is not None and actual != expected_hash:
+        raise TokenizerError(
+            f"{name}.tiktoken: sha256 {actual} does not match tiktoken's published {expected_hash}"
+        )
+    # The .tiktoken format: one "<base64 token> <rank>" pair per line.
+    return {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in data.splitlines() if line)
+    }
+
+
+def _build(name: str) -> tiktoken.Encoding:
+    import tiktoken
+    from tiktoken_ext import openai_public
+
+    if name not in SHIPPED_ENCODINGS:
+        raise TokenizerError(f"encoding {name!r} is not shipped (shipped: {', '.join(SHIPPED_ENCODINGS)})")
+    constructor = openai_public.ENCODING_CONSTRUCTORS[name]
+
+    def load_shipped(blobpath: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        if expected_hash is None:
+            raise TokenizerError(f"tiktoken published no sha256 for {blobpath}")
+        return _shipped_bpe(blobpath.rsplit("/", 1)[-1].removesuffix(".tiktoken"), expected_hash)
+
+    # The constructor fetches the ranks through this module-level name; pointing it at
+    # the shipped file for the duration of the call keeps tiktoken's own pattern,
+    # special tokens and published hash while never reaching the network.
+    original = openai_public.load_tiktoken_bpe
+    openai_public.load_tiktoken_bpe = load_shipped
+    try:
+        params: dict[str, Any] = constructor()
+    finally:
+        openai_public.load_tiktoken_bpe = original
+    return tiktoken.Encoding(**params)
+
+
+def get_encoding(name: str) -> tiktoken.Encoding:
+    """The named shipped encoding, built once per process."""
+    with _lock:
+        if name not in _encodings:
+            _encodings[name] = _build(name)
+        return _encodings[name]
+
+
+def encoding_name_for_model(model: str) -> str:
+    """tiktoken's own model map; models it does not know (Claude, Gemini…) use o200k_base."""
+    from tiktoken.model import encoding_name_for_model as tiktoken_map
+
+    try:
+        name = tiktoken_map(model)
+    except KeyError:
+        return "o200k_base"
+    # gpt-oss uses o200k_harmony: the same ranks as o200k_base plus chat special tokens.
+    return "o200k_base" if name == "o200k_harmony" else name
+
+
+def is_exact_for(model: str) -> bool:
+    """Whether the local tokenizer is the model's own (OpenAI models) or an estimate."""
+    from tiktoken.model import encoding_name_for_model as tiktoken_map
+
+    try:
+        tiktoken_map(model)
+    except KeyError:
+        return False
+    return True
+
+
+def encode(text: str, encoding: str = "o200k_base") -> list[int]:
+    """Token ids of ``text``; special-token text is encoded as ordinary text."""
+    return get_encoding(encoding).encode(text, disallowed_special=())
+
+
+def count(text: str, encoding: str = "o200k_base") -> int:
+    return len(encode(text, encoding))
+
+
+def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the longest common prefix of two token sequences."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i

@@ -1,0 +1,356 @@
+"""How volatile is the value that fills a slot or drives a loop?
+
+The judgement rests on evidence the template itself carries, strongest first:
+user configuration, the functions called and the format string they are given
+(``now().strftime("%H:%M")``), then the words of the variable path
+(``user.name``, ``CURRENT_DATETIME``, ``workPath``). Unknown names are stable per
+deploy. Every :class:`Volatility` says what it rests on, so a user can correct it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from promptlint.ir import Expr
+
+KINDS: tuple[str, ...] = (
+    "timestamp",
+    "identity",
+    "session-id",
+    "environment",
+    "retrieval",
+    "memory",
+    "tool-order",
+)
+FREQUENCIES: tuple[str, ...] = ("per-request", "per-session", "per-day", "per-deploy")
+
+# Kinds whose values differ between users or sessions even when they are stable within
+# one: nothing after them is ever shared across users (DESIGN.md severity policy).
+CROSS_USER_KINDS = frozenset({"identity", "session-id", "retrieval", "memory", "tool-order"})
+
+
+@dataclass(frozen=True)
+class Volatility:
+    kind: str
+    frequency: str
+    evidence: str
+    precision: str | None = None
+    # "high" when read from calls/format strings/config, "medium" from a name.
+    confidence: str = "medium"
+    assumed: str | None = None
+
+    @property
+    def varies_per_request_or_user(self) -> bool:
+        """True for the error class of the severity policy."""
+        return self.frequency == "per-request" or self.kind in CROSS_USER_KINDS
+
+
+# ---------------------------------------------------------------------------------------
+# Words of a name
+
+
+def words(name: str) -> list[str]:
+    """``CURRENT_DATETIME`` → [current, datetime]; ``workPath`` → [work, path]."""
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", name) if w]
+
+
+# Precision ranks, finest first.
+PRECISIONS: tuple[str, ...] = ("microsecond", "millisecond", "second", "minute", "hour", "day", "month", "year")
+
+_STRFTIME = {
+    "f": "microsecond",
+    "S": "second", "T": "second", "X": "second", "c": "second", "s": "second", "r": "second",
+    "M": "minute", "R": "minute",
+    "H": "hour", "I": "hour", "p": "hour", "k": "hour", "l": "hour",
+    "d": "day", "j": "day", "a": "day", "A": "day", "x": "day", "F": "day", "D": "day", "e": "day",
+    "u": "day", "w": "day",
+    "b": "month", "B": "month", "m": "month", "h": "month", "U": "month", "W": "month", "V": "month",
+    "Y": "year", "y": "year", "G": "year", "C": "year",
+}
+# moment / dayjs / luxon tokens, longest first so "LLLL" is read before "L".
+_MOMENT = [
+    ("SSS", "millisecond"), ("LTS", "second"), ("LLLL", "minute"), ("llll", "minute"),
+    ("LLL", "minute"), ("lll", "minute"), ("LT", "minute"), ("LL", "day"), ("ll", "day"),
+    ("ss", "second"), ("mm", "minute"), ("HH", "hour"), ("hh", "hour"), ("kk", "hour"),
+    ("dddd", "day"), ("ddd", "day"), ("DD", "day"), ("Do", "day"), ("X", "second"), ("x", "millisecond"),
+    ("s", "second"), ("m", "minute"), ("H", "hour"), ("h", "hour"), ("A", "hour"), ("a", "hour"),
+    ("D", "day"), ("L", "day"), ("l", "day"), ("MM", "month"), ("M", "month"), ("YYYY", "year"), ("YY", "year"),
+]
+# Methods whose output precision is fixed.
+_TIME_METHODS = {
+    "isoformat": "microsecond",
+    "toisostring": "millisecond",
+    "tojson": "millisecond",
+    "tolocalestring": "second",
+    "tolocaletimestring": "second",
+    "totimestring": "second",
+    "toutcstring": "second",
+    "tostring": "second",
+    "ctime": "second",
+    "asctime": "second",
+    "gettime": "millisecond",
+    "valueof": "millisecond",
+    "time": "microsecond",
+    "time_ns": "microsecond",
+    "perf_counter": "microsecond",
+    "tolocaledatestring": "day",
+    "todatestring": "day",
+}
+_CLOCK_CALLS = frozenset({"now", "utcnow", "today", "date", "datetime", "moment", "dayjs", "time", "time_ns", "localtime", "gmtime", "fromtimestamp"})
+
+
+def _finest(found: Iterable[str]) -> str | None:
+    ranked = sorted(set(found), key=PRECISIONS.index)
+    return ranked[0] if ranked else None
+
+
+def precision_of_format(fmt: str) -> str | None:
+    """The finest unit a strftime or moment-style format string prints."""
+    if "%" in fmt:
+        return _finest(_STRFTIME[c] for c in re.findall(r"%[-_0^#]?([A-Za-z])", fmt) if c in _STRFTIME)
+    stripped = re.sub(r"\[[^\]]*\]", "", fmt)  # moment's [literal] escapes
+    found = []
+    for token, precision in _MOMENT:
+        if token in stripped:
+            found.append(precision)
+            stripped = stripped.replace(token, " ")
+    # Words like "Today" contain moment letters; only short, token-shaped strings count.
+    if not found or re.search(r"[a-z]{4,}", fmt.replace("dddd", "").replace("llll", "")):
+        return None
+    return _finest(found)
+
+
+def _frequency_for(precision: str) -> str:
+    if precision in ("microsecond", "millisecond", "second", "minute"):
+        return "per-request"
+    if precision == "hour":
+        return "per-session"
+    if precision == "day":
+        return "per-day"
+    return "per-deploy"
+
+
+# ---------------------------------------------------------------------------------------
+# Name tables: word → (kind, frequency)
+
+_NAME_WORDS: dict[str, tuple[str, str]] = {}
+
+
+def _register(kind: str, frequency: str, names: str) -> None:
+    for name in names.split():
+        _NAME_WORDS[name] = (kind, frequency)
+
+
+_register("timestamp", "per-request", "now time datetime timestamp clock ts utcnow currenttime currentdatetime")
+_register("timestamp", "per-day", "date today weekday dow yesterday tomorrow day")
+_register("identity", "per-session", "user username userid customer owner caller member person human profile "
+          "preferences prefs timezone tz locale location city room area email phone account nickname "
+          "firstname lastname fullname displayname recipient sender operator patient student client")
+_register("session-id", "per-request", "request requestid trace traceid span nonce uuid guid seed random rand "
+          "step turn counter iteration attempt correlation idempotency messageid")
+_register("session-id", "per-session", "session sessionid conversationid chatid threadid runid")
+_register("environment", "per-session", "cwd pwd workdir workspace workpath projectpath rootdir repopath os platform "
+          "shell hostname arch machine env environment editor ide terminal home homedir isgitrepo gitrepo "
+          "branch gitbranch nodeversion pythonversion")
+_register("environment", "per-request", "gitstatus status diff recentfiles openfiles opentabs filetree tree listing "
+          "dirlisting directorylisting directorystructure activefile currentfile selection clipboard "
+          "cursorposition visiblefiles")
+_register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
+          "retrieval rag search searchresults results sources citations knowledge kb similar query question "
+          "userquery userinput usermessage input articles hits matches")
+_register("memory", "per-request", "memory memories mem notes journal diary facts recall summary summaries "
+          "history chathistory conversation transcript scratchpad heartbeat activity recentactivity entities "
+          "entityindex recap learnings reflections dailynotes")
+_register("tool-order", "per-session", "tools tool toollist availabletools toolsummary tooldescriptions functions "
+          "extensions plugins mcp mcpservers servers skills capabilities")
+
+# Multi-word names read as one, before the single words (`working_directory` → cwd).
+_PHRASES: list[tuple[tuple[str, ...], str]] = [
+    (("working", "dir"), "cwd"), (("working", "directory"), "cwd"), (("current", "directory"), "cwd"),
+    (("work", "path"), "workpath"), (("workspace", "path"), "workspace"), (("project", "path"), "projectpath"),
+    (("git", "status"), "gitstatus"), (("recent", "files"), "recentfiles"), (("open", "files"), "openfiles"),
+    (("file", "tree"), "filetree"), (("directory", "listing"), "directorylisting"),
+    (("first", "name"), "firstname"), (("last", "name"), "lastname"), (("full", "name"), "fullname"),
+    (("display", "name"), "displayname"), (("user", "name"), "username"),
+    (("session", "id"), "sessionid"), (("request", "id"), "requestid"), (("trace", "id"), "traceid"),
+    (("conversation", "id"), "conversationid"), (("chat", "id"), "chatid"), (("thread", "id"), "threadid"),
+    (("run", "id"), "runid"), (("message", "id"), "messageid"),
+    (("chat", "history"), "chathistory"), (("daily", "notes"), "dailynotes"), (("recent", "activity"), "recentactivity"),
+    (("available", "tools"), "availabletools"), (("tool", "summary"), "toolsummary"),
+    (("tool", "list"), "toollist"), (("mcp", "servers"), "mcpservers"), (("is", "git", "repo"), "isgitrepo"),
+    (("search", "results"), "searchresults"), (("user", "query"), "userquery"), (("user", "input"), "userinput"),
+    (("user", "message"), "usermessage"), (("current", "time"), "currenttime"),
+    (("current", "datetime"), "currentdatetime"), (("time", "zone"), "timezone"), (("entity", "index"), "entityindex"),
+]
+# Words that pin a clock to the start of a session or process.
+_PINNED = frozenset({"start", "started", "startup", "boot", "launched", "began", "begin", "created", "opened"})
+_PINNED_SCOPE = frozenset({"session", "process", "conversation", "chat", "run", "boot", "startup", "launch"})
+# Words that make a name stable however it continues (`agent_name`, `company_timezone`).
+_STABLE_ROOTS = frozenset({"agent", "assistant", "bot", "company", "product", "app", "brand", "org", "organization",
+                           "system", "policy", "cutoff", "knowledge_cutoff", "version", "model", "persona", "tenant"})
+# Words that make a value fixed wherever they appear (`knowledge_cutoff`, `policy_date`).
+_STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyright", "founded", "release",
+                           "released", "deadline", "birthday", "anniversary", "year", "month"})
+# Words that say nothing on their own and defer to the rest of the path.
+_NEUTRAL = frozenset({"current", "the", "a", "an", "id", "name", "value", "str", "string", "text", "info", "data",
+                      "list", "block", "blocks", "content", "raw", "formatted", "fmt", "iso", "local", "utc", "at",
+                      "of", "for", "is", "has", "last", "latest", "all", "get", "my", "new", "full"})
+
+
+def _compound(ws: list[str]) -> list[str]:
+    """Join known phrases into single words, keeping order."""
+    out: list[str] = []
+    i = 0
+    while i < len(ws):
+        for phrase, joined in _PHRASES:
+            if tuple(ws[i : i + len(phrase)]) == phrase:
+                out.append(joined)
+                i += len(phrase)
+                break
+        else:
+            out.append(ws[i])
+            i += 1
+    return out
+
+
+def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """(kind, frequency, the word it rests on) from a variable path, leaf first."""
+    parts = [_compound(words(p)) for p in path]
+    flat = [w for part in parts for w in part]
+    if not flat:
+        return None
+    if (parts[0] and parts[0][0] in _STABLE_ROOTS) or _STABLE_WORDS.intersection(flat):
+        return None
+    if _PINNED.intersection(flat) and (_PINNED_SCOPE.intersection(flat) or any(
+        w in ("at", "time", "timestamp", "date") for w in flat
+    )):
+        return ("timestamp", "per-session", "_".join(flat))
+    # The leaf says most (`memory.last_modified` is memory, `user.timezone` identity),
+    # but a neutral leaf (`session.id`, `user.name`) defers to the parts before it.
+    for part in reversed(parts):
+        for word in reversed(part):
+            if word in _NAME_WORDS:
+                kind, frequency = _NAME_WORDS[word]
+                return (kind, frequency, word)
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# The classifier
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """User corrections from config: names that are stable, names with a known kind."""
+
+    stable: frozenset[str] = frozenset()
+    volatile: Mapping[str, tuple[str, str]] | None = None
+
+
+def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool = False) -> Volatility | None:
+    """The volatility of the value an expression yields, or None when it is stable.
+
+    ``collection`` is set for the iterable of a loop, whose order matters as much as
+    its content.
+    """
+    overrides = overrides or Overrides()
+    name = expr.name
+    dotted = [".".join(p) for p in expr.paths] or [name]
+    if any(n in overrides.stable or n.split(".")[0] in overrides.stable for n in dotted):
+        return None
+    for n in dotted:
+        for key in (n, n.split(".")[0]):
+            if overrides.volatile and key in overrides.volatile:
+                kind, frequency = overrides.volatile[key]
+                return Volatility(kind, frequency, f"`{key}` is configured as {kind}", confidence="high")
+
+    clock = _clock(expr)
+    if clock is not None:
+        return clock
+    for path in expr.paths or ((),):
+        found = _by_name(path)
+        if found is None:
+            continue
+        kind, frequency, word = found
+        if kind == "timestamp":
+            return _named_clock(expr, frequency, word)
+        assumed = "a catalogue rendered in discovery order" if kind == "tool-order" and not collection else None
+        return Volatility(
+            kind,
+            frequency,
+            f"judged by the name `{'.'.join(path)}`: {_KIND_WORDS[kind]}",
+            assumed=assumed,
+        )
+    return None
+
+
+_KIND_WORDS = {
+    "timestamp": "a clock",
+    "identity": "who the user is",
+    "session-id": "a per-session or per-request id",
+    "environment": "the environment of the run",
+    "retrieval": "retrieved or per-request content",
+    "memory": "memory that changes during a conversation",
+    "tool-order": "a tool list",
+}
+
+
+def _clock(expr: Expr) -> Volatility | None:
+    """A clock read from calls and format strings: `now().strftime("%H:%M")`."""
+    calls = [c.lower() for c in expr.calls]
+    fmt = expr.format_spec
+    fmt_precision = precision_of_format(fmt) if fmt else None
+    method_precisions = [_TIME_METHODS[c] for c in calls if c in _TIME_METHODS]
+    is_clock = bool(_CLOCK_CALLS.intersection(calls)) or "strftime" in calls or bool(method_precisions)
+    filters = [f.lower() for f in expr.filters]
+    if not is_clock and not ({"strftime", "datetimeformat", "date", "format_datetime", "formatdate"} & set(filters)):
+        return None
+    if "isoformat" in calls and expr.literals:
+        spec = {"hours": "hour", "minutes": "minute", "seconds": "second", "milliseconds": "millisecond"}
+        for literal in expr.literals:
+            if literal in spec:
+                fmt_precision = spec[literal]
+    if "today" in calls and not fmt_precision and "date" in (expr.root.lower(), *calls) and "isoformat" in calls:
+        fmt_precision = "day"
+    precision = fmt_precision or _finest(method_precisions)
+    if precision is None and ({"today", "date"} & set(calls)) and not ({"now", "utcnow"} & set(calls)):
+        precision = "day"
+    if precision is None:
+        return Volatility(
+            "timestamp", "per-request", f"`{expr.source}` reads the clock", precision=None,
+            confidence="medium", assumed="the clock is printed to the minute or finer",
+        )
+    how = f"format {fmt!r}" if fmt_precision and fmt else f"`{expr.source}`"
+    return Volatility(
+        "timestamp", _frequency_for(precision), f"{how} prints the time to the {precision}",
+        precision=precision, confidence="high",
+    )
+
+
+def _named_clock(expr: Expr, frequency: str, word: str) -> Volatility | None:
+    fmt_precision = precision_of_format(expr.format_spec) if expr.format_spec else None
+    if fmt_precision:
+        freq = _frequency_for(fmt_precision)
+        if frequency == "per-session" and freq == "per-request":
+            freq = "per-session"  # a session-pinned value does not tick, whatever its format
+        return Volatility(
+            "timestamp", freq, f"format {expr.format_spec!r} prints `{expr.name}` to the {fmt_precision}",
+            precision=fmt_precision, confidence="high",
+        )
+    if frequency == "per-session":
+        return Volatility(
+            "timestamp", "per-session", f"`{expr.name}` is pinned when the session starts",
+            precision=None, assumed="the value is captured once per session",
+        )
+    if frequency == "per-day":
+        return Volatility(
+            "timestamp", "per-day", f"judged by the name `{expr.name}`: a date",
+            precision="day", assumed="the value is a date without a time of day",
+        )
+    return Volatility(
+        "timestamp", "per-request", f"judged by the name `{expr.name}`: a clock",
+        precision=None, assumed="the value is a time of day to the minute or finer",
+    )

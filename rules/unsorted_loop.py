@@ -1,0 +1,74 @@
+"""## What it does
+Finds a loop over a tool list, plugin list or other runtime-discovered collection
+that is rendered into the prompt without sorting it first (`{% for tool in tools %}`,
+`{{#each tools}}`), and tool catalogues rendered as one value (`{{ AVAILABLE_TOOLS }}`
+is reported by PC101 with kind `tool-order`).
+
+## Why is this bad?
+Tools discovered at run time (MCP servers, extensions, plugins) arrive in hash-map or
+discovery order, which can differ between processes. When the order changes, the
+prompt text changes at the first tool, and every token after it misses the cache.
+Providers also cache `tools` definitions as part of the prefix: re-ordering them
+invalidates everything after.
+
+## Example
+```jinja
+{% for tool in tools %}
+- {{ tool.name }}: {{ tool.description }}
+{% endfor %}
+```
+
+## Use instead
+```jinja
+{% for tool in tools | sort(attribute="name") %}
+- {{ tool.name }}: {{ tool.description }}
+{% endfor %}
+```
+
+## Fix safety
+Unsafe: `promptlint fix --unsafe-fixes` adds `| sort(attribute="name")` (or
+`| dictsort` for mappings); it changes the order the model sees, so it is opt-in.
+
+## Options
+- `stable = ["tools"]`: the collection is already sorted by the code that fills it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from promptlint.context import RuleContext
+from promptlint.findings import Finding
+from promptlint.severity import severity_for
+
+CODE = "PC102"
+NAME = "unsorted-tool-loop"
+SUMMARY = "Loop over a tool list whose order can change between processes"
+FIX = "unsafe"
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    analysis = ctx.analysis
+    for unit in analysis.units:
+        if not (unit.is_loop and unit.volatility.kind == "tool-order"):
+            continue
+        after = analysis.stable_tokens_after(unit.segment)
+        severity = severity_for(unit.volatility, after, analysis.tokens)
+        message = (
+            f"loop over `{unit.expr.source}` is not sorted: its order can change between processes, "
+            f"and {after:,} stable tokens after it are re-billed whenever it does; "
+            f"sort it (`| sort(attribute=\"name\")` or `| dictsort`) where it is rendered"
+        )
+        yield ctx.finding(
+            CODE,
+            NAME,
+            ctx.unit_span(unit),
+            severity=severity,
+            message=message,
+            kind="tool-order",
+            frequency=unit.volatility.frequency,
+            tokens_lost=after,
+            fixable=False,
+            evidence=unit.volatility.evidence,
+            confidence=unit.volatility.confidence,
+        )

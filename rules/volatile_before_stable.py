@@ -1,0 +1,102 @@
+"""## What it does
+Finds a value that changes between calls -- a clock, the user's name or profile, a
+session or request id, the working directory or git status, retrieved documents,
+memory -- placed before stable text in a prompt template.
+
+## Why is this bad?
+Providers cache the longest identical token prefix of a prompt and bill it at 10-50 %
+of the input price. Every token after the first token that differs is a cache miss,
+on every call. A clock on line 3 of a 2,000-token system prompt makes all of it full
+price, silently. Per-user values (names, profiles, memory) also stop one user's cache
+from ever serving another.
+
+Severity follows how often the value changes and how much stable text it costs:
+*error* for a value that differs per request or per user with 100+ stable tokens (or
+10 %+ of the prompt) after it; *warning* for session- or day-stable values (cwd, OS,
+a date) before stable text, and for per-request values at the very end of the system
+prompt (the chat history that follows still pays for them); *info* for session- or
+day-stable values at the tail.
+
+## Example
+```jinja
+You are Atlas, a coding assistant.
+Current time: {{ now().strftime("%H:%M:%S") }}
+User: {{ user.name }}
+... 2,000 tokens of rules and tool descriptions ...
+```
+
+## Use instead
+```jinja
+You are Atlas, a coding assistant.
+... 2,000 tokens of rules and tool descriptions ...
+User: {{ user.name }}
+Current time: {{ now().strftime("%Y-%m-%d") }}
+```
+Better still, send per-request values in the latest user message.
+
+## Fix safety
+Safe: `promptlint fix` moves the smallest self-contained unit that carries the value
+(the line, paragraph, list item or whole block) to the tail, in order, adding no
+words, and proves that no rendered line was lost before writing.
+
+## Options
+- `stable = ["name", ...]`: names that are stable whatever they are called.
+- `[volatile] name = "kind"`: names that are volatile (kind, or `{kind, frequency}`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from promptlint.context import RuleContext
+from promptlint.findings import Finding
+from promptlint.severity import how_often, is_substantial, severity_for
+
+CODE = "PC101"
+NAME = "volatile-before-stable"
+SUMMARY = "Volatile value placed before stable prompt content"
+FIX = "safe"
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    analysis = ctx.analysis
+    tail_line = ctx.last_stable_line()
+    for unit in analysis.units:
+        if unit.is_loop and unit.volatility.kind == "tool-order":
+            continue  # PC102 reports loops over tool lists
+        vol = unit.volatility
+        after = analysis.stable_tokens_after(unit.segment)
+        severity = severity_for(vol, after, analysis.tokens)
+        span = ctx.unit_span(unit)
+        what = f"`{unit.expr.source}`" if len(unit.expr.source) <= 60 else f"`{unit.expr.name}`"
+        if is_substantial(after, analysis.tokens):
+            cost = f"{after:,} stable tokens after it are re-billed on every call"
+            advice = f"move it after line {tail_line}"
+            if vol.varies_per_request_or_user:
+                advice += ", or into the latest user message"
+        else:
+            cost = (
+                f"only {after:,} stable tokens follow it, but the chat history after the "
+                "system prompt is re-billed on every call"
+                if vol.varies_per_request_or_user
+                else f"only {after:,} stable tokens follow it"
+            )
+            advice = "move it into the latest user message" if vol.varies_per_request_or_user else "keep it at the tail"
+        rests_on = vol.evidence + (f"; assumes {vol.assumed}" if vol.assumed else "")
+        if vol.confidence != "high":
+            rests_on += f"; if it is fixed, add `{unit.expr.name}` to `stable` in config"
+        message = f"{vol.kind} {what} {how_often(vol)} ({rests_on}); {cost}; {advice}"
+        yield ctx.finding(
+            CODE,
+            NAME,
+            span,
+            severity=severity,
+            message=message,
+            kind=vol.kind,
+            frequency=vol.frequency,
+            tokens_lost=after,
+            fixable=False,
+            evidence=vol.evidence,
+            confidence=vol.confidence,
+            precision=vol.precision,
+        )
