@@ -155,8 +155,8 @@ _register("session-id", "per-session", "session sessionid conversationid chatid 
 _register("environment", "per-session", "cwd pwd workdir workspace workpath projectpath rootdir repopath os platform "
           "shell hostname arch machine env environment editor ide terminal home homedir isgitrepo gitrepo "
           "branch gitbranch nodeversion pythonversion")
-_register("environment", "per-request", "gitstatus status diff recentfiles openfiles opentabs filetree tree listing "
-          "dirlisting directorylisting directorystructure activefile currentfile selection clipboard "
+_register("environment", "per-request", "gitstatus gitdiff recentfiles openfiles opentabs filetree "
+          "dirlisting directorylisting directorystructure activefile currentfile clipboard "
           "cursorposition visiblefiles")
 _register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
           "retrieval rag search searchresults results sources citations knowledge kb similar query question "
@@ -171,7 +171,7 @@ _register("tool-order", "per-session", "tools tool toollist availabletools tools
 _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("working", "dir"), "cwd"), (("working", "directory"), "cwd"), (("current", "directory"), "cwd"),
     (("work", "path"), "workpath"), (("workspace", "path"), "workspace"), (("project", "path"), "projectpath"),
-    (("git", "status"), "gitstatus"), (("recent", "files"), "recentfiles"), (("open", "files"), "openfiles"),
+    (("git", "status"), "gitstatus"), (("git", "diff"), "gitdiff"), (("recent", "files"), "recentfiles"), (("open", "files"), "openfiles"),
     (("file", "tree"), "filetree"), (("directory", "listing"), "directorylisting"),
     (("first", "name"), "firstname"), (("last", "name"), "lastname"), (("full", "name"), "fullname"),
     (("display", "name"), "displayname"), (("user", "name"), "username"),

@@ -1,0 +1,54 @@
+"""Start-up time of `promptlint check` on one fixture, in fresh processes.
+
+Prints the median wall time over several runs next to `python -c pass`, and the
+modules a check imports that it should never need (openai, anthropic, torch,
+transformers). Figures, not assertions: run it with `python bench/startup.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "fixtures" / "agents" / "templates" / "system.j2"
+HEAVY = ("openai", "anthropic", "torch", "transformers")
+
+
+def median_wall(cmd: list[str], runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    python = sys.executable
+    check = [python, "-m", "promptlint", "check", "--no-frames", str(FIXTURE)]
+    baseline = median_wall([python, "-c", "pass"], args.runs)
+    total = median_wall(check, args.runs)
+    probe = (
+        "import sys, runpy; sys.argv=['promptlint','check','--no-frames',%r]\n"
+        "try:\n runpy.run_module('promptlint', run_name='__main__')\n"
+        "except SystemExit: pass\n"
+        "print('HEAVY:' + ','.join(m for m in %r if m in sys.modules))" % (str(FIXTURE), HEAVY)
+    )
+    out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False).stdout
+    heavy = next((line[6:] for line in out.splitlines() if line.startswith("HEAVY:")), "?")
+    print(f"fixture: {FIXTURE.relative_to(ROOT)}  runs: {args.runs}")
+    print(f"python -c pass            median {baseline * 1000:7.1f} ms")
+    print(f"promptlint check (1 file) median {total * 1000:7.1f} ms  (+{(total - baseline) * 1000:.1f} ms)")
+    print(f"heavy modules imported by check: {heavy or 'none'}")
+
+
+if __name__ == "__main__":
+    main()
