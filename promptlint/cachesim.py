@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from promptlint.providers import ProviderFacts
@@ -171,7 +172,7 @@ def _check_requests(requests: Sequence[Request]) -> None:
         previous_time = request.time
         total = len(request.tokens)
         ends = list(request.segments)
-        if any(b <= a for a, b in zip(ends, ends[1:])) or any(e <= 0 or e > total for e in ends):
+        if any(b <= a for a, b in pairwise(ends)) or any(e <= 0 or e > total for e in ends):
             raise CacheModelError(
                 f"request {number}: segments must be increasing end offsets in 1..{total}"
             )
@@ -180,6 +181,12 @@ def _check_requests(requests: Sequence[Request]) -> None:
                 raise CacheModelError(
                     f"request {number}: breakpoint at {breakpoint_.position} outside 1..{total}"
                 )
+
+
+def _live(store: Mapping[Any, _Entry], key: Any, now: float) -> _Entry | None:
+    """The entry stored under ``key`` if it is live at ``now``."""
+    entry = store.get(key)
+    return entry if entry is not None and entry.live(now) else None
 
 
 def _ttl_seconds(facts: ProviderFacts, ttl_class: str | None, optimistic: bool = False) -> float:
@@ -256,8 +263,14 @@ def simulate_openai(
             same.refresh(now)
         else:
             entries.append(
-                _Entry(tokens, now, now, min(now + idle_seconds, now + lifetime_cap),
-                       idle_seconds, now + lifetime_cap)
+                _Entry(
+                    tokens,
+                    now,
+                    now + facts.visibility_delay_seconds,
+                    min(now + idle_seconds, now + lifetime_cap),
+                    idle_seconds,
+                    now + lifetime_cap,
+                )
             )
         machines[(bucket, machine_index)] = entries
         usages.append(Usage(read=read, write=0, uncached=len(tokens) - read, total=len(tokens)))
@@ -271,15 +284,17 @@ def simulate_openai(
 def _lookup_candidates(request: Request, facts: ProviderFacts) -> set[int]:
     explicit = sorted(b.position for b in request.breakpoints)
     first = explicit[: facts.lookback_first_explicit or 0]
-    latest = explicit[-facts.lookback_latest_explicit:] if facts.lookback_latest_explicit else []
+    latest = explicit[-facts.lookback_latest_explicit :] if facts.lookback_latest_explicit else []
     candidates = set(first) | set(latest)
     if request.cache_mode == "implicit":
         eligible = sorted(request.eligible_ends)
         if eligible:
             candidates.add(eligible[-1])
-            earlier = eligible[:-1][-(facts.lookback_earlier_eligible or 0):] if (
-                facts.lookback_earlier_eligible
-            ) else []
+            earlier = (
+                eligible[:-1][-(facts.lookback_earlier_eligible or 0) :]
+                if (facts.lookback_earlier_eligible)
+                else []
+            )
             candidates.update(earlier)
         if request.developer_block_end is not None:
             candidates.add(request.developer_block_end)
@@ -308,16 +323,13 @@ def simulate_openai_56(requests: Sequence[Request], facts: ProviderFacts) -> lis
         for breakpoint_ in request.breakpoints:
             if breakpoint_.ttl is not None:
                 _ttl_seconds(facts, breakpoint_.ttl)  # only "30m" is accepted
-        now, tokens = request.time, tuple(request.tokens)
+        now, tokens, partition = request.time, tuple(request.tokens), request.routing_key
         minimum = facts.min_cacheable_tokens
-
-        def live_entry(boundary: int) -> _Entry | None:
-            entry = store.get((request.routing_key, tokens[:boundary]))
-            return entry if entry is not None and entry.live(now) else None
-
         read = 0
         for boundary in sorted(_lookup_candidates(request, facts), reverse=True):
-            entry = live_entry(boundary) if boundary >= minimum else None
+            entry = (
+                _live(store, (partition, tokens[:boundary]), now) if boundary >= minimum else None
+            )
             if entry is not None:
                 read = boundary
                 entry.refresh(now)
@@ -330,11 +342,20 @@ def simulate_openai_56(requests: Sequence[Request], facts: ProviderFacts) -> lis
             chosen.append(eligible[-1])
             slots -= 1
         writable = sorted(b.position for b in request.breakpoints if not b.read_only)
-        chosen.extend(writable[len(writable) - slots:] if slots > 0 else [])
-        written = sorted({b for b in chosen if b >= minimum and live_entry(b) is None})
+        chosen.extend(writable[len(writable) - slots :] if slots > 0 else [])
+        written = sorted(
+            {
+                b
+                for b in chosen
+                if b >= minimum and _live(store, (partition, tokens[:b]), now) is None
+            }
+        )
         for boundary in written:
-            store[(request.routing_key, tokens[:boundary])] = _Entry(
-                tokens[:boundary], now, now + facts.visibility_delay_seconds, now + ttl_seconds,
+            store[(partition, tokens[:boundary])] = _Entry(
+                tokens[:boundary],
+                now,
+                now + facts.visibility_delay_seconds,
+                now + ttl_seconds,
                 ttl_seconds,
             )
         write = max(0, max(written, default=0) - read)
@@ -425,7 +446,9 @@ def simulate_anthropic(requests: Sequence[Request], facts: ProviderFacts) -> lis
 
         read, hit_entry = 0, None
         for marker in reversed(cacheable):
-            for index in range(marker.block_index, marker.block_index - (facts.lookback_blocks or 20), -1):
+            for index in range(
+                marker.block_index, marker.block_index - (facts.lookback_blocks or 20), -1
+            ):
                 if index < 0:
                     break
                 entry = store.get(tokens[: blocks[index]])
@@ -447,13 +470,19 @@ def simulate_anthropic(requests: Sequence[Request], facts: ProviderFacts) -> lis
                 entry.ttl_seconds = max(entry.ttl_seconds, seconds)
                 entry.refresh(now)
             else:
-                store[key] = _Entry(key, now, now + facts.visibility_delay_seconds,
-                                    now + seconds, seconds)
+                store[key] = _Entry(
+                    key, now, now + facts.visibility_delay_seconds, now + seconds, seconds
+                )
         write_1h = end_1h - read
         write = write_1h + (end_last - end_1h)
         usages.append(
-            Usage(read=read, write=write, write_1h=write_1h,
-                  uncached=len(tokens) - end_last, total=len(tokens))
+            Usage(
+                read=read,
+                write=write,
+                write_1h=write_1h,
+                uncached=len(tokens) - end_last,
+                total=len(tokens),
+            )
         )
     return usages
 
@@ -497,8 +526,16 @@ def simulate_gemini_implicit(
         )
         read = math.floor(expected)
         usages.append(
-            Usage(read=read, write=0, uncached=len(tokens) - read, total=len(tokens), note=note,
-                  read_min=0, read_max=common, read_expected=expected)
+            Usage(
+                read=read,
+                write=0,
+                uncached=len(tokens) - read,
+                total=len(tokens),
+                note=note,
+                read_min=0,
+                read_max=common,
+                read_expected=expected,
+            )
         )
         history.append((now, tokens))
     return usages
@@ -560,16 +597,23 @@ def simulate_deepseek(
         if use_legacy:
             # Legacy mode persists only whole prompts, so every live unit is an earlier prompt.
             common = max(
-                (lcp(tokens, entry.tokens) for (unit_partition, _), entry in units.items()
-                 if unit_partition == partition and entry.live(now)),
+                (
+                    lcp(tokens, entry.tokens)
+                    for (unit_partition, _), entry in units.items()
+                    if unit_partition == partition and entry.live(now)
+                ),
                 default=0,
             )
             read = common // facts.legacy_unit_tokens * facts.legacy_unit_tokens
         else:
             hit = None
             for (unit_partition, unit_tokens), entry in units.items():
-                if (unit_partition == partition and entry.live(now)
-                        and len(unit_tokens) > read and tokens[: len(unit_tokens)] == unit_tokens):
+                if (
+                    unit_partition == partition
+                    and entry.live(now)
+                    and len(unit_tokens) > read
+                    and tokens[: len(unit_tokens)] == unit_tokens
+                ):
                     read, hit = len(unit_tokens), entry
             if hit is not None:
                 hit.refresh(now)
@@ -583,16 +627,21 @@ def simulate_deepseek(
             if facts.unit_interval_tokens > 0:
                 full = tokens + tuple(request.output_tokens)
                 new_units.extend(
-                    full[:end] for end in range(facts.unit_interval_tokens, len(full) + 1,
-                                                facts.unit_interval_tokens)
+                    full[:end]
+                    for end in range(
+                        facts.unit_interval_tokens, len(full) + 1, facts.unit_interval_tokens
+                    )
                 )
         for unit_tokens in new_units:
-            entry = units.get((partition, unit_tokens))
-            if entry is not None and entry.live(now):
-                entry.refresh(now)
+            existing = _live(units, (partition, unit_tokens), now)
+            if existing is not None:
+                existing.refresh(now)
             else:
                 units[(partition, unit_tokens)] = _Entry(
-                    unit_tokens, now, now + facts.visibility_delay_seconds, now + idle_seconds,
+                    unit_tokens,
+                    now,
+                    now + facts.visibility_delay_seconds,
+                    now + idle_seconds,
                     idle_seconds,
                 )
         prompts.append((partition, tokens))
@@ -627,8 +676,10 @@ def simulate_vllm(
         tokens, salt = tuple(request.tokens), request.routing_key
         total = len(tokens)
         cached_blocks = 0
-        while prefix_caching and (cached_blocks + 1) * block <= total and (
-            (salt, tokens[: (cached_blocks + 1) * block]) in pool
+        while (
+            prefix_caching
+            and (cached_blocks + 1) * block <= total
+            and ((salt, tokens[: (cached_blocks + 1) * block]) in pool)
         ):
             cached_blocks += 1
         read = cached_blocks * block

@@ -143,21 +143,36 @@ def _derive_missing(
         notes.append(f"{key} = {factor:g} x input ({why})")
         return base * factor
 
-    read = derived("cache_read", cache_facts.read_multiplier,
-                   "price data has no cached-input price; provider multiplier"
-                   if cache_facts.read_multiplier is not None else "no cache discount known")
-    write = derived("cache_write", cache_facts.write_multiplier,
-                    "price data has no cache-write price; provider write multiplier")
+    read = derived(
+        "cache_read",
+        cache_facts.read_multiplier,
+        "price data has no cached-input price; provider multiplier"
+        if cache_facts.read_multiplier is not None
+        else "no cache discount known",
+    )
+    write = derived(
+        "cache_write",
+        cache_facts.write_multiplier,
+        "price data has no cache-write price; provider write multiplier",
+    )
     write_1h = values["cache_write_1h"]
     if write_1h is None:
         if cache_facts.write_1h_multiplier is not None:
-            write_1h = derived("cache_write_1h", cache_facts.write_1h_multiplier,
-                               "price data has no 1 h write price; documented multiplier")
+            write_1h = derived(
+                "cache_write_1h",
+                cache_facts.write_1h_multiplier,
+                "price data has no 1 h write price; documented multiplier",
+            )
         else:
             write_1h = write
     output = values["output"]
-    return {"input": base, "cache_read": read, "cache_write": write,
-            "cache_write_1h": write_1h, "output": 0.0 if output is None else output}
+    return {
+        "input": base,
+        "cache_read": read,
+        "cache_write": write,
+        "cache_write_1h": write_1h,
+        "output": 0.0 if output is None else output,
+    }
 
 
 def prices_for(
@@ -178,7 +193,9 @@ def prices_for(
     """
     name = provider.strip().lower()
     if name not in KNOWN_PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; known providers: {', '.join(KNOWN_PROVIDERS)}")
+        raise ValueError(
+            f"unknown provider {provider!r}; known providers: {', '.join(KNOWN_PROVIDERS)}"
+        )
     user = dict(overrides or {})
     unknown = sorted(set(user) - set(PRICE_KEYS))
     if unknown:
@@ -201,5 +218,12 @@ def prices_for(
         values.update({key: float(value) for key, value in user.items()})
         notes.append(f"overridden by user config: {', '.join(sorted(user))}")
     resolved = _derive_missing(values, cache_facts, notes)
-    return Prices(provider=name, model=model, as_of=as_of, as_of_source=as_of_source,
-                  source=source, notes=tuple(notes), **resolved)
+    return Prices(
+        provider=name,
+        model=model,
+        as_of=as_of,
+        as_of_source=as_of_source,
+        source=source,
+        notes=tuple(notes),
+        **resolved,
+    )

@@ -95,10 +95,9 @@ class ProviderFacts:
         """
         name = ttl_class or self.default_ttl
         table = self.optimistic_ttl_seconds if optimistic else self.ttl_seconds
-        if name in table:
-            return float(table[name])
-        if name in self.ttl_seconds:
-            return float(self.ttl_seconds[name])
+        for seconds_by_class in (table, self.ttl_seconds):
+            if name is not None and name in seconds_by_class:
+                return float(seconds_by_class[name])
         raise ValueError(
             f"{self.provider}: unknown TTL class {name!r}; known: {sorted(self.ttl_seconds)}"
         )

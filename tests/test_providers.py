@@ -1,0 +1,235 @@
+"""Provider cache-fact table: loading, model resolution, overrides (providers.toml)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from promptlint.providers import (
+    KNOWN_PROVIDERS,
+    apply_overrides,
+    facts,
+    known_providers,
+    load_table,
+    normalize_model,
+    resolve_row_name,
+)
+
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def test_known_providers_are_the_eight_public_names() -> None:
+    assert known_providers() == (
+        "openai",
+        "anthropic",
+        "gemini",
+        "deepseek",
+        "vllm",
+        "sglang",
+        "xai",
+        "fireworks",
+    )
+
+
+def test_every_row_and_model_rule_is_sourced_and_dated() -> None:
+    rows = load_table()["providers"]
+    assert set(rows) == {
+        "openai",
+        "openai-5.6",
+        "anthropic",
+        "gemini-implicit",
+        "gemini-explicit",
+        "deepseek",
+        "vllm",
+        "sglang",
+        "xai",
+        "fireworks",
+    }
+    for name, row in rows.items():
+        assert row["source"].startswith("https://"), name
+        assert DATE.match(row["as_of"]), name
+        for rule in row.get("models", []):
+            assert rule["source"].startswith("https://"), (name, rule)
+            assert DATE.match(rule["as_of"]), (name, rule)
+
+
+def test_every_known_provider_resolves_to_a_simulator() -> None:
+    simulators = {facts(name).simulator for name in KNOWN_PROVIDERS}
+    assert simulators == {"openai", "anthropic", "gemini-implicit", "deepseek", "vllm", "sglang"}
+
+
+@pytest.mark.parametrize(
+    ("model", "minimum"),
+    [
+        ("claude-sonnet-4-5-20250929", 1024),
+        ("claude-sonnet-5", 1024),
+        ("claude-sonnet-4.6", 1024),  # dotted form
+        ("anthropic/claude-opus-4-1", 1024),
+        ("claude-sonnet-4-5@20250929", 1024),  # Vertex form
+        ("claude-opus-5", 512),
+        ("claude-mythos-5", 512),
+        ("claude-opus-4-7", 2048),
+        ("claude-3-5-haiku-20241022", 2048),
+        ("claude-haiku-4-5", 4096),
+        ("claude-opus-4-5-20251101", 4096),
+    ],
+)
+def test_anthropic_minimum_per_model(model: str, minimum: int) -> None:
+    resolved = facts("anthropic", model)
+    assert resolved.min_cacheable_tokens == minimum
+    assert resolved.notes == ()
+
+
+def test_anthropic_fixed_facts() -> None:
+    anthropic = facts("anthropic", "claude-sonnet-5")
+    assert (anthropic.max_breakpoints, anthropic.lookback_blocks) == (4, 20)
+    assert (
+        anthropic.read_multiplier,
+        anthropic.write_multiplier,
+        anthropic.write_1h_multiplier,
+    ) == (0.1, 1.25, 2.0)
+    assert (anthropic.ttl("5m"), anthropic.ttl("1h"), anthropic.ttl()) == (300, 3600, 300)
+    assert anthropic.usage_fields["write_1h"] == "usage.cache_creation.ephemeral_1h_input_tokens"
+    with pytest.raises(ValueError, match="unknown TTL class"):
+        anthropic.ttl("24h")
+
+
+def test_unknown_anthropic_model_gets_the_fallback_and_a_note() -> None:
+    unknown = facts("anthropic", "claude-sonnet-5-5")  # not in the 2026-08-13 table
+    assert unknown.min_cacheable_tokens == 1024
+    assert len(unknown.notes) == 1 and "claude-sonnet-5-5" in unknown.notes[0]
+
+
+@pytest.mark.parametrize(
+    ("model", "row"),
+    [
+        ("gpt-4o", "openai"),
+        ("gpt-4o-2024-08-06", "openai"),
+        ("gpt-5.5-pro", "openai"),
+        ("o3", "openai"),
+        ("gpt-5.6-terra", "openai-5.6"),
+        ("gpt-5.6", "openai-5.6"),
+        ("gpt-6", "openai-5.6"),
+        ("gpt-6.1-sol", "openai-5.6"),
+    ],
+)
+def test_openai_model_generation_picks_the_row(model: str, row: str) -> None:
+    assert facts("openai", model).provider == row
+
+
+def test_openai_rows_hold_the_documented_numbers() -> None:
+    gpt_4o = facts("openai", "gpt-4o")
+    assert (gpt_4o.min_cacheable_tokens, gpt_4o.granularity, gpt_4o.breakpoint_interval) == (
+        2048,
+        128,
+        128,
+    )
+    assert (gpt_4o.routing_prefix_tokens, gpt_4o.overflow_requests_per_minute) == (256, 15)
+    assert (gpt_4o.default_ttl, gpt_4o.ttl(), gpt_4o.ttl("in_memory", optimistic=True)) == (
+        "in_memory",
+        300,
+        600,
+    )
+    assert gpt_4o.max_lifetime_seconds["in_memory"] == 3600
+    gpt_55 = facts("openai", "gpt-5.5")
+    assert (gpt_55.breakpoint_interval, gpt_55.default_ttl) == (2048, "24h")
+    assert facts("openai", "gpt-4.1").default_ttl == "24h"
+    terra = facts("openai", "gpt-5.6-terra")
+    assert (
+        terra.min_cacheable_tokens,
+        terra.granularity,
+        terra.write_multiplier,
+        terra.read_multiplier,
+        terra.max_writes_per_request,
+        terra.ttl(),
+    ) == (1024, 1, 1.25, 0.1, 4, 1800)
+    assert (
+        terra.lookback_first_explicit,
+        terra.lookback_latest_explicit,
+        terra.lookback_earlier_eligible,
+    ) == (2, 50, 20)
+    assert facts("openai", "gpt-6.1-sol").read_multiplier == 0.05
+
+
+@pytest.mark.parametrize(
+    ("model", "minimum"),
+    [
+        ("gemini-2.5-flash", 2048),
+        ("gemini-2.5-pro", 2048),
+        ("gemini-3.5-flash", 4096),
+        ("gemini-3.1-pro-preview", 4096),
+    ],
+)
+def test_gemini_minimum_per_model(model: str, minimum: int) -> None:
+    implicit = facts("gemini", model)
+    assert (implicit.provider, implicit.min_cacheable_tokens) == ("gemini-implicit", minimum)
+    assert implicit.hit_probability == 0.3
+    assert facts("gemini-explicit", model).min_cacheable_tokens == minimum
+
+
+def test_self_hosted_and_approximated_rows() -> None:
+    vllm = facts("vllm")
+    assert (vllm.block_size, vllm.full_blocks_only, vllm.cap_last_token) == (16, True, True)
+    sglang = facts("sglang")
+    assert (sglang.page_size, sglang.cap_last_token) == (1, True)
+    deepseek = facts("deepseek")
+    assert (deepseek.legacy_units, deepseek.legacy_unit_tokens, deepseek.ttl()) == (
+        False,
+        64,
+        21600,
+    )
+    assert (facts("xai").simulator, facts("xai").granularity) == ("openai", 128)
+    assert (facts("fireworks").simulator, facts("fireworks").granularity) == ("openai", 1)
+
+
+def test_unknown_provider_lists_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="unknown provider 'mistral'.*openai, anthropic, gemini"):
+        facts("mistral")
+
+
+def test_overrides_replace_values_and_prepend_model_rules() -> None:
+    overrides = {
+        "providers": {
+            "anthropic": {
+                "min_cacheable_tokens": 3000,
+                "ttl_seconds": {"5m": 360},
+                "models": [
+                    {
+                        "models": ["claude-sonnet-4-6"],
+                        "min_cacheable_tokens": 2048,
+                        "source": "https://github.com/anthropics/anthropic-sdk-python/issues/1194",
+                        "as_of": "2026-08-01",
+                    }
+                ],
+            }
+        }
+    }
+    sonnet_46 = facts("anthropic", "claude-sonnet-4-6", overrides)
+    assert sonnet_46.min_cacheable_tokens == 2048  # the user rule beats the table's 1,024
+    assert sonnet_46.as_of == "2026-08-01"
+    assert (sonnet_46.ttl("5m"), sonnet_46.ttl("1h")) == (360, 3600)  # merged, not replaced
+    assert facts("anthropic", "claude-sonnet-5", overrides).min_cacheable_tokens == 1024
+    assert facts("anthropic", "claude-new", overrides).min_cacheable_tokens == 3000
+    # The bundled table is untouched.
+    assert facts("anthropic", "claude-sonnet-4-6").min_cacheable_tokens == 1024
+
+
+def test_overrides_reject_unknown_keys() -> None:
+    with pytest.raises(ValueError, match="unknown key 'min_tokens'"):
+        facts("openai", "gpt-4o", {"providers": {"openai": {"min_tokens": 1024}}})
+
+
+def test_apply_overrides_is_pure() -> None:
+    table = {"providers": {"vllm": {"block_size": 16, "models": [{"prefixes": ["a"]}]}}}
+    merged = apply_overrides(table, {"providers": {"vllm": {"block_size": 32}}})
+    assert merged["providers"]["vllm"]["block_size"] == 32
+    assert table["providers"]["vllm"]["block_size"] == 16
+
+
+def test_normalize_model_and_row_resolution() -> None:
+    assert normalize_model("Anthropic/Claude-Sonnet-4.5-20250929") == "claude-sonnet-4-5"
+    assert normalize_model("gpt-4o-2024-08-06") == "gpt-4o"
+    assert normalize_model("gpt-5.1-chat-latest") == "gpt-5.1-chat-latest"
+    assert resolve_row_name("Gemini", None, load_table()) == "gemini-implicit"
+    assert resolve_row_name("openai", None, load_table()) == "openai"
