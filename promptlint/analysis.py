@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from promptlint import tokens
-from promptlint.ir import Block, Expr, Segment, Slot, Tag, Template, Text
+from promptlint.ir import Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.volatility import Overrides, Volatility, classify
 
 # Blocks whose body is rendered where the block stands (a {% set %} or macro body is not).
@@ -111,9 +111,21 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                     vol = classify(seg.expr, overrides, collection=True)
                     if vol is not None and not (seg.sorted and vol.kind == "tool-order"):
                         units.append(Unit(seg, vol, seg.expr, depth))
+                        if vol.kind == "tool-order":
+                            # Sorting the outer loop does not order an inner one.
+                            _inner_loops(seg.body, depth + 1)
                         continue
                 inner = bound | set(seg.loop_vars)
                 visit(seg.body, frozenset(inner), depth + 1)
+
+    def _inner_loops(segments: list[Segment], depth: int) -> None:
+        for seg in segments:
+            if isinstance(seg, Block) and seg.kind in _LOOP_BLOCKS and seg.expr is not None and not seg.sorted:
+                vol = classify(seg.expr, overrides, collection=True)
+                if vol is not None and vol.kind == "tool-order":
+                    units.append(Unit(seg, vol, seg.expr, depth))
+            if isinstance(seg, Block):
+                _inner_loops(seg.body, depth + 1)
 
     visit(template.segments, frozenset(), 0)
     return units
@@ -165,6 +177,10 @@ def render(
                     continue
                 if unit is not None:
                     if variant is None:
+                        # Nothing inside renders; what stands inside starts here too.
+                        if on_segment is not None:
+                            for inner in walk(seg.body):
+                                on_segment(inner, length)
                         continue
                     labels = ("one", "two") if variant == 0 else ("two", "one")
                     # A volatile loop yields different items in a different order.

@@ -21,6 +21,7 @@ from promptlint.context import RuleContext
 from promptlint.discovery import walk
 from promptlint.findings import FileResult, Finding, Report
 from promptlint.ir import Template
+from promptlint.project import CheckedFile, Project
 from promptlint.loaders import LoadError, load_file, load_text
 from promptlint.registry import rules
 
@@ -43,8 +44,11 @@ def _syntax_for(path: str, config: Config, syntax: str | None) -> str | None:
 
 
 def check_template(template: Template, config: Config | None = None, model: str | None = None) -> FileResult:
-    """Run every enabled rule on a parsed template."""
-    config = config or Config()
+    """Run every enabled single-file rule on a parsed template."""
+    return _check_template(template, config or Config(), model).result or FileResult(template.path)
+
+
+def _check_template(template: Template, config: Config, model: str | None = None) -> CheckedFile:
     encoding = tokens.encoding_name_for_model(model or config.model)
     analysis = analyze(template, encoding, config.overrides)
     result = FileResult(
@@ -60,7 +64,7 @@ def check_template(template: Template, config: Config | None = None, model: str 
         if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
             result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
     result.findings.sort(key=lambda f: f.sort_key)
-    return result
+    return CheckedFile(template.path, template, analysis, config, result)
 
 
 def check_text(text: str, path: str = "<string>", syntax: str | None = None, config: Config | None = None) -> FileResult:
@@ -81,17 +85,26 @@ def _describe(exc: LoadError) -> str:
 
 
 def check_file(path: str, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
+    """Check one file with its own configuration (single-file rules only)."""
+    result, _ = _check_file(path, config, syntax, options)
+    return result
+
+
+def _check_file(
+    path: str, config: Config | None, syntax: str | None, options: dict[str, Any]
+) -> tuple[FileResult, CheckedFile | None]:
     try:
         config = _config_for(path, config).with_options(**options)
         template = load_file(path, _syntax_for(path, config, syntax))
+        checked = _check_template(template, config)
     except ConfigError as exc:
-        return FileResult(path=path, error=str(exc))
+        return FileResult(path=path, error=str(exc)), None
     except LoadError as exc:
-        return FileResult(path=path, error=_describe(exc))
+        return FileResult(path=path, error=_describe(exc)), None
     except tokens.TokenizerError as exc:
-        return FileResult(path=path, error=str(exc))
-    result = check_template(template, config)
-    return result
+        return FileResult(path=path, error=str(exc)), None
+    assert checked.result is not None
+    return checked.result, checked
 
 
 def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str], list[str]]:
@@ -137,14 +150,38 @@ def check_paths(
             return report
         explicit = loaded
     files, report.errors = expand(paths, explicit)
+    project = Project()
     seen: set[str] = set()
     for path in files:
         key = os.path.abspath(path)
         if key in seen:
             continue
         seen.add(key)
-        report.files.append(check_file(path, explicit, syntax, **options))
+        result, checked = _check_file(path, explicit, syntax, options)
+        report.files.append(result)
+        if checked is not None:
+            project.add(checked)
+    _check_project(project, report)
     return report
+
+
+def _check_project(project: Project, report: Report) -> None:
+    """Rules that read several files: findings land in the file they point at."""
+    by_path = {r.path: r for r in report.files}
+    for rule in rules():
+        if not hasattr(rule, "check_project"):
+            continue
+        for finding in rule.check_project(project):
+            target = by_path.get(finding.path)
+            checked = project.is_checked(finding.path)
+            if checked is not None and not checked.config.rule_enabled(rule.CODE):
+                continue
+            if target is not None and checked is not None:
+                if suppress.parse(checked.template.source).allows(finding):
+                    target.findings.append(finding)
+                    target.findings.sort(key=lambda f: f.sort_key)
+            else:
+                report.extra_findings.append(finding)
 
 
 __all__ = ["check_paths", "check_file", "check_text", "check_template", "Report", "Finding", "FileResult"]

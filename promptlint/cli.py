@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -20,11 +21,20 @@ def _codes(value: str | None) -> tuple[str, ...] | None:
 
 
 class _Group(click.Group):
-    """Usage errors exit 2 with one line, as DESIGN.md's exit codes require."""
+    """Every failure of the run itself exits 2 with one line (DESIGN.md's exit codes)."""
 
-    def main(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
-        kwargs.setdefault("standalone_mode", True)
-        return super().main(*args, **kwargs)
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        # A bug must still end in one line and exit 2, never a traceback; set
+        # PROMPTLINT_DEBUG=1 to see it.
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
+            raise
+        except Exception as exc:
+            if os.environ.get("PROMPTLINT_DEBUG"):
+                raise
+            click.echo(f"promptlint: internal error: {type(exc).__name__}: {exc} (PROMPTLINT_DEBUG=1 shows where)", err=True)
+            sys.exit(EXIT_FAILED)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -78,13 +88,12 @@ def check(
         from promptlint.reporters import text
 
         sources: dict[str, list[str]] = {}
-        for result in report.files:
-            if result.findings:
-                try:
-                    with open(result.path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-                        sources[result.path] = handle.read().split("\n")
-                except OSError:
-                    pass
+        for path in sorted({f.path for f in report.findings}):
+            try:
+                with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+                    sources[path] = handle.read().split("\n")
+            except OSError:
+                continue
         text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=not no_frames)
     threshold = fail_on or _fail_on_from(report)
     code = report.exit_code(threshold)

@@ -77,10 +77,13 @@ class Report:
     files: list[FileResult] = field(default_factory=list)
     # Problems with the run itself that belong to no checked file (a missing path).
     errors: list[str] = field(default_factory=list)
+    # Findings about files that were not checked themselves (a config file's `order`).
+    extra_findings: list[Finding] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:
-        return sorted((f for r in self.files for f in r.findings), key=lambda f: f.sort_key)
+        found = [f for r in self.files for f in r.findings] + self.extra_findings
+        return sorted(found, key=lambda f: f.sort_key)
 
     @property
     def failed(self) -> bool:

@@ -147,7 +147,7 @@ def _register(kind: str, frequency: str, names: str) -> None:
 _register("timestamp", "per-request", "now time datetime timestamp clock ts utcnow currenttime currentdatetime")
 _register("timestamp", "per-day", "date today weekday dow yesterday tomorrow day")
 _register("identity", "per-session", "user username userid customer owner caller member person human profile "
-          "preferences prefs timezone tz locale location city room area email phone account nickname "
+          "preferences prefs timezone tz locale location city room area account nickname "
           "firstname lastname fullname displayname recipient sender operator patient student client")
 _register("session-id", "per-request", "request requestid trace traceid span nonce uuid guid seed random rand "
           "step turn counter iteration attempt correlation idempotency messageid")
@@ -160,10 +160,11 @@ _register("environment", "per-request", "gitstatus gitdiff recentfiles openfiles
           "cursorposition visiblefiles")
 _register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
           "retrieval rag search searchresults results sources citations knowledge kb similar query question "
-          "userquery userinput usermessage input articles hits matches")
+          "userquery userinput usermessage input articles hits matches entities entityindex devices "
+          "states")
 _register("memory", "per-request", "memory memories mem notes journal diary facts recall summary summaries "
-          "history chathistory conversation transcript scratchpad heartbeat activity recentactivity entities "
-          "entityindex recap learnings reflections dailynotes")
+          "history chathistory conversation transcript scratchpad heartbeat activity recentactivity "
+          "recap learnings reflections dailynotes")
 _register("tool-order", "per-session", "tools tool toollist availabletools toolsummary tooldescriptions functions "
           "extensions plugins mcp mcpservers servers skills capabilities")
 
@@ -194,6 +195,8 @@ _STABLE_ROOTS = frozenset({"agent", "assistant", "bot", "company", "product", "a
 # Words that make a value fixed wherever they appear (`knowledge_cutoff`, `policy_date`).
 _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyright", "founded", "release",
                            "released", "deadline", "birthday", "anniversary", "year", "month"})
+# Calls and filters that put a collection in a fixed order.
+_SORTING = frozenset({"sort", "sorted", "dictsort", "tosorted", "sortby", "sort_by", "orderby", "localecompare"})
 # Words that say nothing on their own and defer to the rest of the path.
 _NEUTRAL = frozenset({"current", "the", "a", "an", "id", "name", "value", "str", "string", "text", "info", "data",
                       "list", "block", "blocks", "content", "raw", "formatted", "fmt", "iso", "local", "utc", "at",
@@ -216,6 +219,14 @@ def _compound(ws: list[str]) -> list[str]:
     return out
 
 
+def _is_pinned(path: tuple[str, ...]) -> bool:
+    """`session_started_at`, `process.boot_time`: a clock captured once per session."""
+    flat = [w for p in path for w in _compound(words(p))]
+    return bool(_PINNED.intersection(flat)) and bool(
+        _PINNED_SCOPE.intersection(flat) or {"at", "time", "timestamp", "date"}.intersection(flat)
+    )
+
+
 def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     """(kind, frequency, the word it rests on) from a variable path, leaf first."""
     parts = [_compound(words(p)) for p in path]
@@ -224,10 +235,15 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         return None
     if (parts[0] and parts[0][0] in _STABLE_ROOTS) or _STABLE_WORDS.intersection(flat):
         return None
-    if _PINNED.intersection(flat) and (_PINNED_SCOPE.intersection(flat) or any(
-        w in ("at", "time", "timestamp", "date") for w in flat
-    )):
+    if _is_pinned(path):
         return ("timestamp", "per-session", "_".join(flat))
+    # `scratchpad_id`, `trace.uuid`: an id of something per-request or per-session,
+    # unless it identifies a user (`user_id` is identity).
+    if len(flat) > 1 and flat[-1] in ("id", "uuid", "guid") and not any(
+        _NAME_WORDS.get(w, ("",))[0] in ("identity", "session-id") for w in flat[:-1]
+    ):
+        scope = "per-session" if _PINNED_SCOPE.intersection(flat) else "per-request"
+        return ("session-id", scope, "_".join(flat))
     # The leaf says most (`memory.last_modified` is memory, `user.timezone` identity),
     # but a neutral leaf (`session.id`, `user.name`) defers to the parts before it.
     for part in reversed(parts):
@@ -267,14 +283,20 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
                 kind, frequency = overrides.volatile[key]
                 return Volatility(kind, frequency, f"`{key}` is configured as {kind}", confidence="high")
 
+    pinned = next((p for p in expr.paths if _is_pinned(p)), None)
+    if pinned is not None:
+        return _named_clock(expr, "per-session", "_".join(pinned))
     clock = _clock(expr)
     if clock is not None:
         return clock
-    for path in expr.paths or ((),):
+    # Function names speak too: `randomUUID()`, `uuid4()`, `get_user_profile()`.
+    for path in (*expr.paths, *((c,) for c in expr.calls)):
         found = _by_name(path)
         if found is None:
             continue
         kind, frequency, word = found
+        if kind == "tool-order" and _SORTING.intersection(c.lower() for c in expr.calls + expr.filters):
+            return None
         if kind == "timestamp":
             return _named_clock(expr, frequency, word)
         assumed = "a catalogue rendered in discovery order" if kind == "tool-order" and not collection else None

@@ -54,19 +54,25 @@ def _summary(result: FileResult) -> Text:
     return line
 
 
+def _print_finding(console: Console, finding: Finding, sources: dict[str, list[str]], show_frames: bool) -> None:
+    head = Text(f"{finding.path}:{finding.line}:{finding.column}", style="bold")
+    head.append(f" {finding.rule} ", style="bold magenta")
+    head.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
+    head.append(finding.message)
+    console.print(head)
+    lines = sources.get(finding.path)
+    if show_frames and lines and 0 < finding.line <= len(lines):
+        console.print(_frame(finding, lines), end="")
+
+
 def render(report: Report, console: Console, sources: dict[str, list[str]], show_frames: bool = True) -> None:
     for message in report.errors:
         console.print(Text("error: ", style="bold red") + Text(message))
+    for finding in report.extra_findings:
+        _print_finding(console, finding, sources, show_frames)
     for result in report.files:
         for finding in result.findings:
-            head = Text(f"{finding.path}:{finding.line}:{finding.column}", style="bold")
-            head.append(f" {finding.rule} ", style="bold magenta")
-            head.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
-            head.append(finding.message)
-            console.print(head)
-            lines = sources.get(finding.path)
-            if show_frames and lines and 0 < finding.line <= len(lines):
-                console.print(_frame(finding, lines), end="")
+            _print_finding(console, finding, sources, show_frames)
         console.print(_summary(result))
         if result.findings:
             console.print()

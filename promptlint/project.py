@@ -1,0 +1,91 @@
+"""Checks that need several files at once: includes, partials and assembled workspaces.
+
+A :class:`Project` holds the files of one run, and loads files they reference (an
+included template that was not named on the command line) on demand, never outside
+the project root (the folder of the nearest config, else of the git repository, else
+of the including file).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from promptlint.analysis import Analysis, analyze
+from promptlint.config import Config
+from promptlint.findings import FileResult, Finding
+from promptlint.ir import Tag, Template
+from promptlint.loaders import LoadError, load_file
+from promptlint import tokens
+
+
+@dataclass
+class CheckedFile:
+    path: str
+    template: Template
+    analysis: Analysis
+    config: Config
+    result: FileResult | None = None
+
+
+@dataclass
+class Project:
+    files: list[CheckedFile] = field(default_factory=list)
+    # Findings about files that are not themselves checked (a config file's `order`).
+    findings: list[Finding] = field(default_factory=list)
+    _loaded: dict[str, CheckedFile | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for checked in self.files:
+            self._loaded[os.path.realpath(checked.path)] = checked
+
+    def add(self, checked: CheckedFile) -> None:
+        self.files.append(checked)
+        self._loaded[os.path.realpath(checked.path)] = checked
+
+    def get(self, path: str | Path, config: Config) -> CheckedFile | None:
+        """A checked file, or the file loaded and analysed now; None if unreadable."""
+        key = os.path.realpath(path)
+        if key not in self._loaded:
+            try:
+                template = load_file(str(path))
+                encoding = tokens.encoding_name_for_model(config.model)
+                self._loaded[key] = CheckedFile(str(path), template, analyze(template, encoding, config.overrides), config)
+            except (LoadError, OSError):
+                self._loaded[key] = None
+        return self._loaded[key]
+
+    def is_checked(self, path: str | Path) -> CheckedFile | None:
+        found = self._loaded.get(os.path.realpath(path))
+        return found if found is not None and found.result is not None else None
+
+
+def project_root(path: str, config: Config) -> Path:
+    """The folder no include may leave: the config's, else the git repository's."""
+    if config.path is not None:
+        return config.path.parent.resolve()
+    here = Path(path).resolve().parent
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+_PARTIAL_SUFFIXES = ("", ".mustache", ".hbs", ".handlebars", ".j2", ".jinja", ".jinja2", ".md", ".txt")
+
+
+def resolve_include(checked: CheckedFile, tag: Tag) -> Path | None:
+    """The file an ``{% include %}``/``{{> partial}}`` names, relative to the template
+    (then to the project root), or None when it is missing or outside the root."""
+    if not tag.target:
+        return None
+    root = project_root(checked.path, checked.config)
+    here = Path(checked.path).resolve().parent
+    suffixes = _PARTIAL_SUFFIXES if tag.tag == "partial" else ("",)
+    for base in (here, root):
+        for suffix in suffixes:
+            candidate = (base / (tag.target + suffix)).resolve()
+            if candidate.is_file():
+                return candidate if candidate.is_relative_to(root) else None
+    return None

@@ -1,0 +1,157 @@
+"""## What it does
+Checks the order in which a prompt is assembled from several files (an OpenClaw-style
+workspace: AGENTS.md, SOUL.md, TOOLS.md, IDENTITY.md, USER.md, HEARTBEAT.md,
+MEMORY.md, memory/ notes, BOOTSTRAP.md). A file that changes often (memory, heartbeat,
+the user's profile, daily notes, or any file with volatile slots) placed before files
+that do not is reported, on the `order` line of the config, with the stable tokens it
+costs.
+
+The order is `order = [...]` under `[assembly]` in promptlint.toml
+(`[tool.promptlint.assembly]` in pyproject.toml), paths relative to the config file
+(globs such as `memory/*.md` allowed). Without one, a folder holding two or more
+workspace files is read in the known workspace convention.
+
+## Why is this bad?
+The assembled files are one prompt. MEMORY.md rewritten during a conversation, placed
+before SOUL.md and AGENTS.md, makes every token of those files a cache miss on every
+call, although neither changed.
+
+## Example
+```toml
+[assembly]
+order = ["MEMORY.md", "SOUL.md", "AGENTS.md", "TOOLS.md"]
+```
+
+## Use instead
+```toml
+[assembly]
+order = ["SOUL.md", "AGENTS.md", "TOOLS.md", "MEMORY.md"]
+```
+
+## Fix safety
+Safe: `promptlint fix` rewrites `order` so the volatile files come last, in their
+original relative order.
+
+## Options
+- `[assembly] order = [...]`: the assembly order.
+- `[assembly] volatile = ["notes.md"]` / `stable = ["USER.md"]`: correct the judgement
+  made from a file's name and content.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.findings import Finding
+from promptlint.project import CheckedFile, Project
+from promptlint.severity import how_often, severity_for
+from promptlint.volatility import Volatility
+
+CODE = "PC106"
+NAME = "assembly-order"
+SUMMARY = "Often-changing file assembled before files that do not change"
+FIX = "safe"
+
+# The workspace convention (OpenClaw's bootstrap files, in injection order).
+CONVENTION: tuple[str, ...] = (
+    "AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "MEMORY.md",
+    "memory/*.md", "BOOTSTRAP.md",
+)
+# Volatility a workspace file has by its name alone.
+_BY_NAME: tuple[tuple[str, Volatility], ...] = (
+    ("MEMORY.md", Volatility("memory", "per-request", "MEMORY.md is rewritten as the agent learns")),
+    ("memory/*", Volatility("memory", "per-day", "daily memory notes change every day")),
+    ("HEARTBEAT.md", Volatility("memory", "per-request", "HEARTBEAT.md is rewritten on every heartbeat")),
+    ("USER.md", Volatility("identity", "per-session", "USER.md is the user's profile")),
+    ("[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*.md", Volatility("memory", "per-day", "a dated daily note")),
+)
+
+
+def _volatility(rel: str, checked: CheckedFile | None, config: Config) -> Volatility | None:
+    assembly = config.assembly
+    name = os.path.basename(rel)
+    if any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in assembly.get("stable", [])):
+        return None
+    if any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in assembly.get("volatile", [])):
+        return Volatility("memory", "per-request", f"{rel} is configured as volatile", confidence="high")
+    for pattern, vol in _BY_NAME:
+        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(name, pattern):
+            return vol
+    if checked is not None and checked.analysis.units:
+        unit = checked.analysis.units[0]
+        return Volatility(unit.volatility.kind, unit.volatility.frequency, f"{rel} renders `{unit.expr.source}`")
+    return None
+
+
+def _expand(base: Path, order: list[str]) -> list[tuple[str, Path]]:
+    files: list[tuple[str, Path]] = []
+    for entry in order:
+        matches = sorted(base.glob(entry)) if any(c in entry for c in "*?[") else [base / entry]
+        files += [(m.relative_to(base).as_posix(), m) for m in matches if m.is_file()]
+    return files
+
+
+def _groups(project: Project) -> Iterator[tuple[Path, list[tuple[str, Path]], Config, bool]]:
+    """(base folder, ordered files, config, order came from config) per assembled prompt."""
+    seen: set[Path] = set()
+    for checked in project.files:
+        config = checked.config
+        if config.path is not None and config.assembly.get("order"):
+            base = config.path.parent.resolve()
+            if base not in seen:
+                seen.add(base)
+                yield base, _expand(base, list(config.assembly["order"])), config, True
+            continue
+        folder = Path(checked.path).resolve().parent
+        if folder in seen:
+            continue
+        present = _expand(folder, list(CONVENTION))
+        if sum(1 for rel, _ in present if "/" not in rel) >= 2:
+            seen.add(folder)
+            yield folder, present, config, False
+
+
+def _display(path: Path) -> str:
+    rel = os.path.relpath(path)
+    return path.as_posix() if rel.startswith("..") else rel
+
+
+def check_project(project: Project) -> Iterator[Finding]:
+    for base, files, config, configured in _groups(project):
+        entries = []
+        for rel, path in files:
+            checked = project.get(path, config)
+            size = checked.analysis.tokens if checked is not None else 0
+            entries.append((rel, path, size, _volatility(rel, checked, config), checked))
+        total = sum(size for _, _, size, _, _ in entries)
+        for index, (rel, path, _size, vol, checked) in enumerate(entries):
+            if vol is None:
+                continue
+            stable_after = [(r, s) for r, _, s, v, _ in entries[index + 1 :] if v is None]
+            if not stable_after:
+                continue
+            lost = sum(s for _, s in stable_after)
+            names = ", ".join(r for r, _ in stable_after[:4]) + (" …" if len(stable_after) > 4 else "")
+            message = (
+                f"{rel} ({vol.evidence}; it {how_often(vol)}) is assembled before {names}: their "
+                f"{lost:,} stable tokens are re-billed on every call; "
+                + ("put it after them in `order`" if configured else
+                   "assemble it after them, or set `[assembly] order` if your agent uses another order")
+            )
+            if configured and config.path is not None:
+                line = config.key_lines.get("assembly.order", 1)
+                where = _display(config.path)
+                lines = config.path.read_text(encoding="utf-8").splitlines()
+                end_column = len(lines[line - 1]) + 1 if line <= len(lines) else 2
+            else:
+                line, where, end_column = 1, (checked.path if checked is not None else _display(path)), 2
+            yield Finding(
+                path=where, line=line, column=1, end_line=line, end_column=end_column, rule=CODE, name=NAME,
+                severity=severity_for(vol, lost, total), kind="assembly-order", frequency=vol.frequency,
+                message=message, tokens_lost=lost, fixable=configured, evidence=vol.evidence,
+                confidence=vol.confidence, extra={"file": _display(path)},
+            )
