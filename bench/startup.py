@@ -37,10 +37,10 @@ def main() -> None:
     baseline = median_wall([python, "-c", "pass"], args.runs)
     total = median_wall(check, args.runs)
     probe = (
-        "import sys, runpy; sys.argv=['promptlint','check','--no-frames',%r]\n"
+        f"import sys, runpy; sys.argv=['promptlint','check','--no-frames',{str(FIXTURE)!r}]\n"
         "try:\n runpy.run_module('promptlint', run_name='__main__')\n"
         "except SystemExit: pass\n"
-        "print('HEAVY:' + ','.join(m for m in %r if m in sys.modules))" % (str(FIXTURE), HEAVY)
+        f"print('HEAVY:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
     out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False).stdout
     heavy = next((line[6:] for line in out.splitlines() if line.startswith("HEAVY:")), "?")

@@ -21,8 +21,8 @@ from promptlint.context import RuleContext
 from promptlint.discovery import walk
 from promptlint.findings import FileResult, Finding, Report
 from promptlint.ir import Template
-from promptlint.project import CheckedFile, Project
 from promptlint.loaders import LoadError, load_file, load_text
+from promptlint.project import CheckedFile, Project
 from promptlint.registry import rules
 
 
@@ -184,4 +184,4 @@ def _check_project(project: Project, report: Report) -> None:
                 report.extra_findings.append(finding)
 
 
-__all__ = ["check_paths", "check_file", "check_text", "check_template", "Report", "Finding", "FileResult"]
+__all__ = ["FileResult", "Finding", "Report", "check_file", "check_paths", "check_template", "check_text"]

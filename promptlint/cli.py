@@ -136,12 +136,12 @@ def rules_command(code: str | None) -> None:
             table.add_row(rule.CODE, rule.NAME, getattr(rule, "FIX", None) or "none", getattr(rule, "SUMMARY", ""))
         console.print(table)
         return
-    rule = by_code(code)
-    if rule is None:
+    found = by_code(code)
+    if found is None:
         click.echo(f"error: unknown rule {code!r} (see `promptlint rules`)", err=True)
         sys.exit(EXIT_FAILED)
-    console.print(f"[bold]{rule.CODE} {rule.NAME}[/bold]  (fix: {getattr(rule, 'FIX', None) or 'none'})\n")
-    console.print(Markdown((rule.__doc__ or "").strip()))
+    console.print(f"[bold]{found.CODE} {found.NAME}[/bold]  (fix: {getattr(found, 'FIX', None) or 'none'})\n")
+    console.print(Markdown((found.__doc__ or "").strip()))
 
 
 if __name__ == "__main__":  # pragma: no cover

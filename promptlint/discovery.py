@@ -31,16 +31,23 @@ def _gitignore(folder: Path):  # type: ignore[no-untyped-def]
 
 
 def _ignored(path: Path, is_dir: bool, stop: Path) -> bool:
-    """Whether any .gitignore between ``stop``'s repository root and ``path`` ignores it."""
-    folder = path.parent
-    for ancestor in (folder, *folder.parents):
+    """Whether a .gitignore ignores ``path``: those of its git repository, or, outside a
+    repository, those between the walked folder ``stop`` and the path."""
+    specs = []
+    in_repo = False
+    for ancestor in (path.parent, *path.parent.parents):
         spec = _gitignore(ancestor)
         if spec is not None:
-            rel = path.relative_to(ancestor).as_posix() + ("/" if is_dir else "")
-            if spec.match_file(rel):
-                return True
-        if (ancestor / ".git").exists() or ancestor == stop.anchor:
+            specs.append((ancestor, spec))
+        if (ancestor / ".git").exists():
+            in_repo = True
             break
+    for ancestor, spec in specs:
+        if not in_repo and not ancestor.is_relative_to(stop):
+            continue
+        rel = path.relative_to(ancestor).as_posix() + ("/" if is_dir else "")
+        if spec.match_file(rel):
+            return True
     return False
 
 

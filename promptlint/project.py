@@ -12,12 +12,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from promptlint import tokens
 from promptlint.analysis import Analysis, analyze
 from promptlint.config import Config
 from promptlint.findings import FileResult, Finding
 from promptlint.ir import Tag, Template
 from promptlint.loaders import LoadError, load_file
-from promptlint import tokens
 
 
 @dataclass

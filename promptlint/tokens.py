@@ -52,7 +52,7 @@ def _shipped_bpe(name: str, expected_hash: str | None) -> dict[bytes, int]:
 
 def _build(name: str) -> tiktoken.Encoding:
     import tiktoken
-    from tiktoken_ext import openai_public
+    from tiktoken_ext import openai_public  # type: ignore[import-untyped]
 
     if name not in SHIPPED_ENCODINGS:
         raise TokenizerError(f"encoding {name!r} is not shipped (shipped: {', '.join(SHIPPED_ENCODINGS)})")
