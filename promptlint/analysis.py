@@ -13,7 +13,7 @@ sample values, every branch of a conditional is rendered once and every loop twi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from promptlint import tokens
 from promptlint.ir import Block, Expr, Segment, Slot, Tag, Template, Text, walk
@@ -98,12 +98,11 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
     def visit(segments: list[Segment], bound: frozenset[str], depth: int) -> None:
         for seg in segments:
             if isinstance(seg, Slot):
-                expr = seg.alias_of or seg.expr
                 if seg.expr.root in bound or (not seg.expr.path and "this" in bound and not seg.expr.calls):
                     continue
-                vol = classify(expr, overrides)
-                if vol is not None:
-                    units.append(Unit(seg, vol, expr, depth))
+                judged = _judge_slot(seg, overrides)
+                if judged is not None:
+                    units.append(Unit(seg, judged[0], judged[1], depth))
             elif isinstance(seg, Block):
                 if seg.kind not in _RENDERED_BLOCKS:
                     continue
@@ -129,6 +128,30 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
 
     visit(template.segments, frozenset(), 0)
     return units
+
+
+def worst_first(vol: Volatility) -> tuple[bool, int]:
+    """A sort key: per-request/per-user values above session values above daily ones."""
+    order = ("per-deploy", "per-day", "per-session", "per-request")
+    return (vol.varies_per_request_or_user, order.index(vol.frequency))
+
+
+def _judge_slot(slot: Slot, overrides: Overrides | None) -> tuple[Volatility, Expr] | None:
+    """A slot's volatility, following `{% set %}` aliases (the worst branch wins) and
+    `{% set name %}…{% endset %}` captures to their source."""
+    if slot.capture is not None:
+        inner = [u for u in find_units(Template("", "jinja", "", slot.capture.body), overrides)]
+        if not inner:
+            return None
+        worst = max(inner, key=lambda u: worst_first(u.volatility))
+        vol = worst.volatility
+        captured = replace(vol, evidence=f"`{slot.expr.name}` captures {worst.expr.source!r}: {vol.evidence}")
+        return captured, slot.expr
+    candidates = list(slot.alias_options) or [slot.alias_of or slot.expr]
+    judged = [(v, e) for e in candidates if (v := classify(e, overrides)) is not None]
+    if not judged:
+        return None
+    return max(judged, key=lambda pair: worst_first(pair[0]))
 
 
 def _slot_sample(vol: Volatility, variant: int) -> str:

@@ -116,6 +116,11 @@ class Slot:
     # Names bound by {% set %} are resolved to their source expression by the loaders
     # where they can be; `alias_of` keeps the chain for messages.
     alias_of: Expr | None = None
+    # Every source a name may hold when it is set in several branches
+    # (`{% if %}{% set c = a %}{% else %}{% set c = b %}{% endif %}`); judged by the worst.
+    alias_options: tuple[Expr, ...] = ()
+    # The `{% set name %}…{% endset %}` block whose rendered body the slot prints.
+    capture: Block | None = None
 
 
 @dataclass
@@ -139,6 +144,8 @@ class Block:
     # Loops: the loop variable names and whether the iterable is sorted.
     loop_vars: tuple[str, ...] = ()
     sorted: bool = False
+    # `{% set name %}…{% endset %}`: the name the body is captured into.
+    target: str | None = None
     # Text the opening/closing tags render (Mustache/Jinja tags render nothing; kept
     # for symmetry with Text so every segment answers "what do you render").
     @property

@@ -75,12 +75,14 @@ def project_root(path: str, config: Config) -> Path:
 _PARTIAL_SUFFIXES = ("", ".mustache", ".hbs", ".handlebars", ".j2", ".jinja", ".jinja2", ".md", ".txt")
 
 
-def resolve_include(checked: CheckedFile, tag: Tag) -> Path | None:
+def resolve_include(checked: CheckedFile, tag: Tag, root: Path | None = None) -> Path | None:
     """The file an ``{% include %}``/``{{> partial}}`` names, relative to the template
-    (then to the project root), or None when it is missing or outside the root."""
+    (then to the project root), or None when it is missing or outside the root.
+
+    ``root`` is the root of the outermost including file, kept along an include chain."""
     if not tag.target:
         return None
-    root = project_root(checked.path, checked.config)
+    root = root or project_root(checked.path, checked.config)
     here = Path(checked.path).resolve().parent
     suffixes = _PARTIAL_SUFFIXES if tag.tag == "partial" else ("",)
     for base in (here, root):

@@ -58,7 +58,7 @@ _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3
 _PER_REQUEST_ID_LABEL = re.compile(
     r"\b(?:request|trace|session|conversation|run|correlation|message|turn)[\s_-]*(?:id|uuid)\b\W{0,3}$", re.IGNORECASE
 )
-_EXAMPLE = re.compile(r"\b(?:e\.g\.|example|for instance|such as|format)\b", re.IGNORECASE)
+_EXAMPLE = re.compile(r"(?<!\w)e\.g\.|\b(?:example|for instance|such as|format)\b", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 

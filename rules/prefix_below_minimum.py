@@ -50,7 +50,7 @@ def minimum_for(ctx: RuleContext) -> tuple[int, str]:
 
     provider = ctx.config.provider or "openai"
     try:
-        facts = providers.facts(provider, ctx.config.model, ctx.config.providers or None)
+        facts = providers.facts(provider, ctx.config.model, {"providers": ctx.config.providers} if ctx.config.providers else None)
     except ValueError:
         return 0, provider  # an unknown provider is reported by the config check
     return facts.min_cacheable_tokens, f"{provider} {ctx.config.model}"

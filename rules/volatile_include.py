@@ -30,11 +30,12 @@ None.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
-from promptlint.analysis import Unit
+from promptlint.analysis import Unit, worst_first
 from promptlint.findings import Finding
 from promptlint.ir import Tag
-from promptlint.project import CheckedFile, Project, resolve_include
+from promptlint.project import CheckedFile, Project, project_root, resolve_include
 from promptlint.severity import how_often, severity_for
 from promptlint.volatility import Volatility
 
@@ -46,23 +47,20 @@ FIX = "safe"
 _MAX_DEPTH = 10
 
 
-def _rank(vol: Volatility) -> tuple[bool, int]:
-    order = ("per-deploy", "per-day", "per-session", "per-request")
-    return (vol.varies_per_request_or_user, order.index(vol.frequency))
-
-
-def _volatile_units(project: Project, checked: CheckedFile, depth: int, seen: set[str]) -> list[tuple[CheckedFile, Unit]]:
+def _volatile_units(
+    project: Project, checked: CheckedFile, root: Path, depth: int, seen: set[str]
+) -> list[tuple[CheckedFile, Unit]]:
     """Volatile units of a file and of the files it includes, depth first."""
     found = [(checked, unit) for unit in checked.analysis.units]
     if depth >= _MAX_DEPTH:
         return found
     for tag in _include_tags(checked):
-        target = resolve_include(checked, tag)
+        target = resolve_include(checked, tag, root)
         if target is None or str(target) in seen:
             continue
         included = project.get(target, checked.config)
         if included is not None:
-            found += _volatile_units(project, included, depth + 1, seen | {str(target)})
+            found += _volatile_units(project, included, root, depth + 1, seen | {str(target)})
     return found
 
 
@@ -79,10 +77,11 @@ def check_project(project: Project) -> Iterator[Finding]:
             included = project.get(target, checked.config)
             if included is None:
                 continue
-            units = _volatile_units(project, included, 1, {str(target)})
+            root = project_root(checked.path, checked.config)
+            units = _volatile_units(project, included, root, 1, {str(target)})
             if not units:
                 continue
-            source_file, worst = max(units, key=lambda pair: _rank(pair[1].volatility))
+            source_file, worst = max(units, key=lambda pair: worst_first(pair[1].volatility))
             vol = worst.volatility
             after = checked.analysis.stable_tokens_after(tag)
             severity = severity_for(vol, after, checked.analysis.tokens)
