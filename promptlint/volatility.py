@@ -194,7 +194,9 @@ _STABLE_ROOTS = frozenset({"agent", "assistant", "bot", "company", "product", "a
                            "system", "policy", "cutoff", "knowledge_cutoff", "version", "model", "persona", "tenant"})
 # Words that make a value fixed wherever they appear (`knowledge_cutoff`, `policy_date`).
 _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyright", "founded", "release",
-                           "released", "deadline", "birthday", "anniversary", "year", "month"})
+                           "released", "deadline", "birthday", "anniversary", "year", "month",
+                           # addresses of things are configuration, whatever they address
+                           "url", "uri", "link", "links", "endpoint", "homepage", "website"})
 # Calls and filters that put a collection in a fixed order.
 _SORTING = frozenset({"sort", "sorted", "dictsort", "tosorted", "sortby", "sort_by", "orderby", "localecompare"})
 # Words that say nothing on their own and defer to the rest of the path.
@@ -327,6 +329,8 @@ def _clock(expr: Expr) -> Volatility | None:
     fmt_precision = precision_of_format(fmt) if fmt else None
     method_precisions = [_TIME_METHODS[c] for c in calls if c in _TIME_METHODS]
     is_clock = bool(_CLOCK_CALLS.intersection(calls)) or "strftime" in calls or bool(method_precisions)
+    # A strftime pattern as a format spec (`{current_hour:%Y-%m-%d %H:00}`) only formats datetimes.
+    is_clock = is_clock or bool(fmt and "%" in fmt and fmt_precision and not calls)
     filters = [f.lower() for f in expr.filters]
     if not is_clock and not ({"strftime", "datetimeformat", "date", "format_datetime", "formatdate"} & set(filters)):
         return None

@@ -56,7 +56,8 @@ _CLOCK_LABEL = re.compile(
 )
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\b", re.IGNORECASE)
 _PER_REQUEST_ID_LABEL = re.compile(
-    r"\b(?:request|trace|session|conversation|run|correlation|message|turn)[\s_-]*(?:id|uuid)\b\W{0,3}$", re.IGNORECASE
+    r"\b(?:request|trace|session|conversation|run|correlation|message|turn)(?:[\s_-]*(?:id|uuid))?\b\W{0,3}$",
+    re.IGNORECASE,
 )
 _EXAMPLE = re.compile(r"(?<!\w)e\.g\.|\b(?:example|for instance|such as|format)\b", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -91,10 +92,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             continue
         offset = text.span.start
         for line in source.splitlines(keepends=True):
-            found = _scan(line)
             number = template.position(offset).line
-            if found is not None and number not in fenced and not _EXAMPLE.search(line):
-                start, end, what = found
+            if number in fenced or _EXAMPLE.search(line):
+                offset += len(line)
+                continue
+            for start, end, what in _scan(line):
                 after = _tokens_after(ctx, offset + end)
                 yield ctx.finding(
                     CODE,
@@ -115,21 +117,17 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             offset += len(line)
 
 
-def _scan(line: str) -> tuple[int, int, str] | None:
-    """(start, end, description) of a literal volatile value on one line."""
+def _scan(line: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, description) of each literal volatile value on one line."""
     iso = _ISO_DATETIME.search(line)
-    if iso:
-        return iso.start(), iso.end(), "timestamp with a time of day"
     label = _CLOCK_LABEL.match(line)
-    if label and re.search(_TIME_OF_DAY, label.group("value")):
-        clock = re.search(_TIME_OF_DAY, line[label.start("value") :])
-        assert clock is not None
-        start = label.start("value") + clock.start()
-        return start, label.start("value") + clock.end(), "time of day"
+    if iso:
+        yield iso.start(), iso.end(), "timestamp with a time of day"
+    elif label and (clock := re.search(_TIME_OF_DAY, label.group("value"))):
+        yield label.start("value") + clock.start(), label.start("value") + clock.end(), "time of day"
     for uuid in _UUID.finditer(line):
         if _PER_REQUEST_ID_LABEL.search(line[: uuid.start()]):
-            return uuid.start(), uuid.end(), "request or session id"
-    return None
+            yield uuid.start(), uuid.end(), "request or session id"
 
 
 def _tokens_after(ctx: RuleContext, source_offset: int) -> int:
