@@ -27,7 +27,7 @@ def _gitignore(folder: Path):  # type: ignore[no-untyped-def]
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def _ignored(path: Path, is_dir: bool, stop: Path) -> bool:
@@ -68,4 +68,6 @@ def walk(root: str, config: Config) -> Iterator[str]:
                 continue
             if _ignored((here / name).resolve(), False, base.resolve()):
                 continue
-            yield os.path.join(folder, name) if folder != "." else name
+            found = os.path.join(folder, name)
+            # `check .` reports `sub/x.md`, not `./sub/x.md`; other roots keep their spelling.
+            yield os.path.relpath(found) if base == Path(".") else found

@@ -118,7 +118,8 @@ def precision_of_format(fmt: str) -> str | None:
             found.append(precision)
             stripped = stripped.replace(token, " ")
     # Words like "Today" contain moment letters; only short, token-shaped strings count.
-    if not found or re.search(r"[a-z]{4,}", fmt.replace("dddd", "").replace("llll", "")):
+    prose = re.sub(r"\[[^\]]*\]", "", fmt).replace("dddd", "").replace("llll", "")
+    if not found or re.search(r"[a-z]{4,}", prose):
         return None
     return _finest(found)
 

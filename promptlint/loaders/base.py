@@ -55,7 +55,9 @@ def decode(data: bytes) -> Decoded:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        # A column counts characters, as every other position does (the bytes before
+        # the bad one on its line are valid UTF-8).
+        column = len(data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8")) + 1
         raise LoadError(f"invalid UTF-8 (byte 0x{data[exc.start]:02x})", line=line, column=column) from None
     newline = "\r\n" if "\r\n" in text else "\n"
     return Decoded(text, has_bom, newline)
@@ -80,9 +82,9 @@ def detect_syntax(path: str, text: str, default: str | None = None) -> str:
             return EXTENSIONS[inner]
     if default:
         return default
-    if "{%" in text or "{#" in text:
-        if _JINJA_MARKERS.search(text):
-            return "jinja"
+    # `{#` opens a Jinja comment, but `{{#each}}` is a Mustache section.
+    if ("{%" in text or re.search(r"(?<!\{)\{#", text)) and _JINJA_MARKERS.search(text):
+        return "jinja"
     if _MUSTACHE_SECTION.search(text):
         return "mustache"
     if suffix == ".tmpl" or _DOLLAR_MARKERS.search(text):
@@ -92,5 +94,7 @@ def detect_syntax(path: str, text: str, default: str | None = None) -> str:
     if "{{" in text and _MUSTACHE_MARKERS.search(text):
         # `{{ name }}` is both Jinja and Mustache; the IR is the same for plain names.
         return "jinja" if re.search(r"\{\{[^}]*[(|]", text) else "mustache"
+    if "{{" in text and re.search(r"\{\{-?\s*[\w.]+\s*\(", text):
+        return "jinja"  # `{{ now().strftime(...) }}`: a call is Jinja, not Mustache
     # Markdown agent files are static: `{answer}` in prose is an instruction, not a field.
     return EXTENSIONS.get(suffix, "markdown")

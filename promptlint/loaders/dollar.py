@@ -41,8 +41,12 @@ def load(path: str, source: str) -> Template:
     segments: list[Segment] = []
     cursor = text_start = 0
     while (start := source.find("${", cursor)) >= 0:
-        if start > 0 and source[start - 1] == "\\":  # an escaped \${ is literal text
-            cursor = start + 2
+        if start > 0 and source[start - 1] == "\\":
+            # An escaped \${ renders as ${: the backslash is markup, the rest is text.
+            if start - 1 > text_start:
+                segments.append(Text(Span(text_start, start - 1), source[text_start : start - 1]))
+            segments.append(Text(Span(start - 1, start + 2), "${"))
+            cursor = text_start = start + 2
             continue
         depth, i = 0, start + 1
         while i < len(source):

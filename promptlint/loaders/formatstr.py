@@ -30,6 +30,27 @@ def _field_end(source: str, start: int) -> int:
     raise LoadError("unclosed '{' in format string", line=source.count("\n", 0, start) + 1)
 
 
+def _problem_at(source: str, cursor: int) -> int:
+    """Where the brace that ``Formatter.parse`` refused is: the first single ``}`` or
+    unclosed ``{`` at or after ``cursor`` (the parser raises before yielding the text
+    that precedes it)."""
+    i = cursor
+    while i < len(source):
+        ch = source[i]
+        if ch in "{}" and source.startswith(ch * 2, i):
+            i += 2
+        elif ch == "}":
+            return i
+        elif ch == "{":
+            try:
+                i = _field_end(source, i)
+            except LoadError:
+                return i
+        else:
+            i += 1
+    return cursor
+
+
 def load(path: str, source: str) -> Template:
     segments: list[Segment] = []
     cursor = 0
@@ -40,7 +61,7 @@ def load(path: str, source: str) -> Template:
         except StopIteration:
             break
         except ValueError as exc:
-            line = source.count("\n", 0, cursor) + 1
+            line = source.count("\n", 0, _problem_at(source, cursor)) + 1
             raise LoadError(f"malformed format string: {exc}", line=line) from None
         if literal:
             start = cursor

@@ -8,6 +8,7 @@ the variable paths, calls, filters and format strings are read. Nothing is rende
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
@@ -161,6 +162,9 @@ class _Builder:
         self.root: list[Segment] = []
         self.stack: list[tuple[Block, str]] = []
         self.aliases: dict[str, Expr] = {}
+        # Names set inside a conditional may hold any of several sources.
+        self.alias_options: dict[str, list[Expr]] = {}
+        self.captures: dict[str, Block] = {}
 
     @property
     def body(self) -> list[Segment]:
@@ -169,19 +173,34 @@ class _Builder:
     def _located(self) -> Iterator[tuple[str, str, int, int]]:
         """Lexer tokens with their [start, end) offsets in the source.
 
-        The lexer drops whitespace that ``{%-``/``-%}`` strip; that gap is whitespace
-        by construction, so each token is found at or just after the cursor.
+        The lexer reads the source with its newlines normalised to ``\n`` and without
+        one trailing newline, and drops whitespace that ``{%-``/``{{-`` strip; each
+        token is matched allowing ``\r\n``/``\r`` for ``\n``, and every skipped gap
+        (whitespace by construction) is yielded as a ``stripped`` token so that the
+        spans still tile the source.
         """
         env = environment()
         cursor = 0
         for _lineno, kind, value in env.lexer.tokeniter(self.source, None):
             if not value:
                 continue
-            start = self.source.find(value, cursor)
+            if "\n" in value:
+                pattern = "(?:\r\n|\r|\n)".join(re.escape(part) for part in value.split("\n"))
+                found = re.compile(pattern).search(self.source, cursor)
+                start, end = (found.start(), found.end()) if found else (-1, -1)
+            else:
+                start = self.source.find(value, cursor)
+                end = start + len(value)
             if start < 0 or self.source[cursor:start].strip():
                 raise LoadError(f"could not locate Jinja token {value!r}")
-            cursor = start + len(value)
+            if start > cursor:
+                yield "stripped", "", cursor, start
+            cursor = end
             yield kind, value, start, cursor
+        if cursor < len(self.source):
+            if self.source[cursor:].strip():  # pragma: no cover - the lexer reads everything
+                raise LoadError("could not read the whole Jinja template")
+            yield "stripped", "", cursor, len(self.source)
 
     def build(self) -> list[Segment]:
         tokens = list(self._located())
@@ -190,6 +209,15 @@ class _Builder:
             kind, value, start, end = tokens[i]
             if kind == "data":
                 self.body.append(Text(Span(start, end), value))
+                i += 1
+            elif kind == "stripped":
+                # Whitespace removed by whitespace control (or the dropped trailing
+                # newline): it renders nothing, and belongs to the text before it.
+                last = self.body[-1] if self.body else None
+                if isinstance(last, Text) and last.span.end == start:
+                    self.body[-1] = Text(Span(last.span.start, end), last.text)
+                else:
+                    self.body.append(Text(Span(start, end), ""))
                 i += 1
             elif kind in ("variable_begin", "block_begin", "comment_begin", "raw_begin"):
                 closing = {
@@ -220,14 +248,19 @@ class _Builder:
 
     def _slot(self, span: Span, expr_source: str) -> None:
         expr = describe(parse_expression(expr_source), expr_source)
-        alias = self.aliases.get(expr.root) if expr.path and len(expr.path) == 1 else None
-        self.body.append(Slot(span, expr, alias_of=alias))
+        plain = bool(expr.path) and len(expr.path) == 1
+        alias = self.aliases.get(expr.root) if plain else None
+        options = tuple(self.alias_options.get(expr.root, ())) if plain else ()
+        capture = self.captures.get(expr.root) if expr.path else None
+        self.body.append(Slot(span, expr, alias_of=alias, alias_options=options, capture=capture))
 
     def _statement(self, span: Span, words: list[tuple[str, str, int, int]], inner: str) -> None:
         tag = words[0][1] if words else ""
         rest = inner.strip()[len(tag) :].strip()
         if tag in _BLOCK_TAGS or (tag == "set" and "=" not in rest):
             block = Block(tag, span, None)
+            if tag == "set":
+                block.target = rest.split("|", 1)[0].strip()
             if tag == "for":
                 self._describe_loop(block, rest)
             elif tag == "if" and rest:
@@ -239,6 +272,8 @@ class _Builder:
                 raise LoadError(f"unexpected {{% {tag} %}}")
             block, _ = self.stack.pop()
             block.close = span
+            if block.kind == "set" and block.target:
+                self.captures[block.target] = block
         elif tag in ("elif", "else"):
             expr = describe(parse_expression(rest), rest) if tag == "elif" and rest else None
             self.body.append(Tag(span, tag, expr=expr))
@@ -250,6 +285,10 @@ class _Builder:
             if expr.path and len(expr.path) == 1 and expr.root in self.aliases and not expr.calls:
                 expr = self.aliases[expr.root]
             self.aliases[name] = expr
+            if any(b.kind == "if" for b, _ in self.stack):
+                self.alias_options.setdefault(name, []).append(expr)
+            else:
+                self.alias_options[name] = [expr]
             self.body.append(Tag(span, "set", expr=expr, target=name))
         elif tag in ("include", "import", "from", "extends"):
             target = words[1][1].strip("'\"") if len(words) > 1 and words[1][0] == "string" else None

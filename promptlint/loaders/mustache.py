@@ -29,6 +29,9 @@ def describe(content: str) -> Expr:
         words = shlex.split(content, posix=True)
     except ValueError:
         words = content.split()
+    # Handlebars subexpressions `(sortBy tools "name")` group words; the parentheses
+    # are not part of any name.
+    words = [w.strip("()") for w in words if w.strip("()")]
     quoted = re.findall(r"\"([^\"]*)\"|'([^']*)'", content)
     literals = tuple(a or b for a, b in quoted)
     names = [w for w in words if w not in literals and not re.fullmatch(r"[\w.@/-]+=.*", w)]

@@ -1,0 +1,208 @@
+"""Configuration: found by walking up from each checked file, validated key by key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptlint import config as config_mod
+from promptlint.config import Config, ConfigError
+
+CORE = ("--select", "PC101,PC102")
+
+
+@pytest.fixture
+def prompts(write, long_rules: str, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    write("proj/agents/deep/user.j2", f"Hello {{{{ user.name }}}}.\n{long_rules}\n")
+    write("proj/agents/deep/agent.j2", f"You are {{{{ agent_name }}}}.\n{long_rules}\n")
+    return tmp_path / "proj"
+
+
+def findings(run_cli, cwd: Path, *args: str) -> tuple[int, list[tuple[str, str]]]:  # type: ignore[no-untyped-def]
+    result = run_cli("check", "--format", "json", *CORE, *args, cwd=cwd)
+    data = json.loads(result.stdout)
+    return result.exit_code, [(Path(f["path"]).name, f["kind"]) for f in data["findings"]]
+
+
+def test_no_config_defaults(run_cli, prompts: Path) -> None:  # type: ignore[no-untyped-def]
+    code, found = findings(run_cli, prompts, "agents/deep/user.j2", "agents/deep/agent.j2")
+    assert (code, found) == (1, [("user.j2", "identity")])
+
+
+def test_pyproject_tool_table_found_walking_up(run_cli, prompts: Path) -> None:  # type: ignore[no-untyped-def]
+    (prompts / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.promptlint]\nstable = ["user.name"]\n')
+    code, found = findings(run_cli, prompts / "agents", "deep/user.j2")
+    assert (code, found) == (0, [])
+
+
+def test_promptlint_toml_top_level_keys(run_cli, prompts: Path) -> None:  # type: ignore[no-untyped-def]
+    (prompts / "agents" / "promptlint.toml").write_text('stable = ["user"]\n')
+    code, found = findings(run_cli, prompts, "agents/deep/user.j2")
+    assert (code, found) == (0, [])
+
+
+def test_nearest_config_wins(run_cli, prompts: Path) -> None:  # type: ignore[no-untyped-def]
+    (prompts / "pyproject.toml").write_text('[tool.promptlint]\nstable = ["user"]\n')
+    (prompts / "agents" / "deep" / "promptlint.toml").write_text('model = "gpt-4"\n')
+    result = run_cli("check", "--format", "json", *CORE, "agents/deep/user.j2", cwd=prompts)
+    data = json.loads(result.stdout)
+    assert data["files"][0]["encoding"] == "cl100k_base"
+    assert [f["kind"] for f in data["findings"]] == ["identity"]
+
+
+def test_pyproject_without_tool_table_is_skipped(run_cli, prompts: Path) -> None:  # type: ignore[no-untyped-def]
+    (prompts / "promptlint.toml").write_text('stable = ["user"]\n')
+    (prompts / "agents" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    code, found = findings(run_cli, prompts, "agents/deep/user.j2")
+    assert (code, found) == (0, [])
+
+
+def test_volatile_table_creates_a_finding(run_cli, prompts: Path) -> None:  # type: ignore[no-untyped-def]
+    (prompts / "pyproject.toml").write_text('[tool.promptlint.volatile]\nagent_name = "identity"\n')
+    code, found = findings(run_cli, prompts, "agents/deep/agent.j2")
+    assert (code, found) == (1, [("agent.j2", "identity")])
+
+
+def test_volatile_table_with_kind_and_frequency(run_cli, prompts: Path) -> None:  # type: ignore[no-untyped-def]
+    (prompts / "promptlint.toml").write_text(
+        '[volatile]\nagent_name = { kind = "environment", frequency = "per-request" }\n'
+    )
+    result = run_cli("check", "--format", "json", *CORE, "agents/deep/agent.j2", cwd=prompts)
+    [finding] = json.loads(result.stdout)["findings"]
+    assert (finding["kind"], finding["frequency"], finding["severity"]) == ("environment", "per-request", "error")
+
+
+def test_config_option_uses_that_file(run_cli, prompts: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    other = tmp_path / "elsewhere" / "custom.toml"
+    other.parent.mkdir()
+    other.write_text('stable = ["user"]\n[volatile]\nagent_name = "identity"\n')
+    code, found = findings(run_cli, prompts, "--config", str(other), "agents/deep/user.j2", "agents/deep/agent.j2")
+    assert (code, found) == (1, [("agent.j2", "identity")])
+
+
+def test_config_option_with_pyproject(run_cli, prompts: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.promptlint]\nstable = ["user"]\n')
+    code, found = findings(run_cli, prompts, "--config", str(pyproject), "agents/deep/user.j2")
+    assert (code, found) == (0, [])
+
+
+def test_config_option_overrides_nearby_config(run_cli, prompts: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (prompts / "promptlint.toml").write_text('stable = ["user"]\n')
+    explicit = tmp_path / "strict.toml"
+    explicit.write_text('select = ["PC1"]\n')
+    code, found = findings(run_cli, prompts, "--config", str(explicit), "agents/deep/user.j2")
+    assert (code, found) == (1, [("user.j2", "identity")])
+
+
+@pytest.mark.parametrize(
+    ("filename", "content", "key"),
+    [
+        ("promptlint.toml", 'stabel = ["user"]\n', "stabel"),
+        ("pyproject.toml", '[tool.promptlint]\nfail_onn = "error"\n', "fail_onn"),
+        ("promptlint.toml", '[assembly]\nordr = ["a"]\n', "assembly.ordr"),
+    ],
+)
+def test_unknown_key_exits_2_naming_it(run_cli, prompts: Path, filename: str, content: str, key: str) -> None:  # type: ignore[no-untyped-def]
+    (prompts / filename).write_text(content)
+    result = run_cli("check", "agents/deep/user.j2", cwd=prompts)
+    assert result.exit_code == 2
+    assert f"`{key}`" in result.output
+    assert filename in result.output
+    assert "Traceback" not in result.output
+
+
+def test_unknown_key_in_explicit_config_exits_2(run_cli, prompts: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.toml"
+    bad.write_text("colour = 'red'\n")
+    result = run_cli("check", "--config", str(bad), "agents/deep/user.j2", cwd=prompts)
+    assert result.exit_code == 2
+    assert "`colour`" in result.output
+
+
+def test_unknown_key_when_checking_a_folder(run_cli, prompts: Path) -> None:  # type: ignore[no-untyped-def]
+    (prompts / "promptlint.toml").write_text("bogus = 1\n")
+    result = run_cli("check", "agents", cwd=prompts)
+    assert result.exit_code == 2
+    assert "`bogus`" in result.output
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ('fail-on = "fatal"\n', "fail-on"),
+        ('[volatile]\nx = "weather"\n', "volatile.x"),
+        ('[volatile]\nx = { kind = "identity", frequency = "hourly" }\n', "volatile.x"),
+        ("stable = 3\n", "stable"),
+        ("model = 4\n", "model"),
+        ('[syntax]\n"*.txt" = "latex"\n', "syntax"),
+        ("this is not toml\n", "invalid TOML"),
+    ],
+)
+def test_invalid_values_are_refused(tmp_path: Path, content: str, fragment: str) -> None:
+    path = tmp_path / "promptlint.toml"
+    path.write_text(content)
+    with pytest.raises(ConfigError, match=fragment.replace(".", r"\.")):
+        config_mod.load_file(path)
+
+
+def test_parse_maps_keys_to_fields(tmp_path: Path) -> None:
+    path = tmp_path / "promptlint.toml"
+    path.write_text(
+        'select = ["PC1"]\nignore = "PC102"\nfail-on = "error"\nmodel = "gpt-4"\n'
+        'extend_exclude = ["drafts"]\nstable = ["agent"]\n[volatile]\nwho = "identity"\n'
+        '[syntax]\n"*.txt" = "jinja"\n'
+    )
+    config = config_mod.load_file(path)
+    assert config is not None
+    assert config.select == ("PC1",)
+    assert config.ignore == ("PC102",)
+    assert config.fail_on == "error"
+    assert config.model == "gpt-4"
+    assert config.extend_exclude == ("drafts",)
+    assert config.volatile == {"who": ("identity", "per-session")}
+    assert config.syntax == {"*.txt": "jinja"}
+    assert config.key_lines["model"] == 4
+    assert config.rule_enabled("PC101") and not config.rule_enabled("PC102")
+
+
+def test_find_for_walks_up(tmp_path: Path) -> None:
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (tmp_path / "a" / "pyproject.toml").write_text('[tool.promptlint]\nmodel = "gpt-4"\n')
+    found = config_mod.find_for(deep)
+    assert found.model == "gpt-4"
+    assert found.path == tmp_path / "a" / "pyproject.toml"
+
+
+def test_promptlint_toml_wins_over_pyproject_in_the_same_folder(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.promptlint]\nmodel = "gpt-4"\n')
+    (tmp_path / "promptlint.toml").write_text('model = "gpt-4o"\n')
+    assert config_mod.find_for(tmp_path).model == "gpt-4o"
+
+
+def test_fail_on_from_config(run_cli, write, long_rules: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    write("p/tail.j2", f"{long_rules}\nTime: {{{{ now() }}}}\n")
+    assert run_cli("check", *CORE, "p/tail.j2", cwd=tmp_path).exit_code == 1
+    (tmp_path / "p" / "promptlint.toml").write_text('fail-on = "error"\n')
+    assert run_cli("check", *CORE, "p/tail.j2", cwd=tmp_path).exit_code == 0
+    # The command line wins over config.
+    assert run_cli("check", *CORE, "--fail-on", "warning", "p/tail.j2", cwd=tmp_path).exit_code == 1
+
+
+def test_syntax_globs_from_config(run_cli, write, long_rules: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    write("p/system.txt", f"Hi {{user_name}}.\n{long_rules}\n")
+    (tmp_path / "p" / "promptlint.toml").write_text('[syntax]\n"*.txt" = "format"\n')
+    result = run_cli("check", "--format", "json", *CORE, "p/system.txt", cwd=tmp_path)
+    data = json.loads(result.stdout)
+    assert data["files"][0]["syntax"] == "format"
+    assert [f["kind"] for f in data["findings"]] == ["identity"]
+
+
+def test_default_config() -> None:
+    config = Config()
+    assert config.fail_on == "warning"
+    assert config.rule_enabled("PC101")
+    assert "*.j2" in config.include and ".git" in config.exclude
