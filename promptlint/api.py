@@ -49,7 +49,7 @@ def check_template(template: Template, config: Config | None = None, model: str 
 
 
 def _check_template(template: Template, config: Config, model: str | None = None) -> CheckedFile:
-    encoding = tokens.encoding_name_for_model(model or config.model)
+    encoding = tokens.encoding_name_for_model(model or config.target_model)
     analysis = analyze(template, encoding, config.overrides)
     result = FileResult(
         path=template.path,
@@ -64,6 +64,17 @@ def _check_template(template: Template, config: Config, model: str | None = None
         if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
             result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
     result.findings.sort(key=lambda f: f.sort_key)
+    if config.provider:
+        from promptlint import cachecost
+
+        result.extra["cache"] = cachecost.compute(
+            analysis,
+            config.provider,
+            model or config.model,
+            provider_overrides=config.providers or None,
+            price_overrides=config.prices or None,
+            body_model=cachecost.body_model_of(template),
+        )
     return CheckedFile(template.path, template, analysis, config, result)
 
 

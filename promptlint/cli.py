@@ -47,6 +47,7 @@ def main() -> None:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--model", help="Target model; picks the tokenizer (default: config, else gpt-5.5).")
+@click.option("--provider", help="Add the cache cost on this provider: openai, anthropic, gemini, deepseek, vllm, sglang.")
 @click.option("--select", help="Comma-separated rule codes or prefixes to run (e.g. PC1).")
 @click.option("--ignore", help="Comma-separated rule codes or prefixes to skip.")
 @click.option("--syntax", type=click.Choice(SYNTAXES), help="Read every file as this syntax.")
@@ -54,10 +55,14 @@ def main() -> None:
 @click.option("--fail-on", type=click.Choice(SEVERITIES), help="Lowest severity that fails the run (default: warning).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (2 still means failure).")
 @click.option("--no-frames", is_flag=True, help="Do not print code frames under findings.")
+@click.option("--fix", "apply_fix", is_flag=True, help="Move volatile parts to the tail first (as `promptlint fix`).")
+@click.option("--diff", "show_diff", is_flag=True, help="Show the fix as a unified diff; write nothing.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also coarsen clocks and sort tool loops.")
 def check(
     paths: Sequence[str],
     output_format: str,
     model: str | None,
+    provider: str | None,
     select: str | None,
     ignore: str | None,
     syntax: str | None,
@@ -65,15 +70,32 @@ def check(
     fail_on: str | None,
     exit_zero: bool,
     no_frames: bool,
+    apply_fix: bool,
+    show_diff: bool,
+    unsafe_fixes: bool,
 ) -> None:
     """Check prompt files and folders for cache-breaking content."""
     from promptlint.api import check_paths
+
+    if provider is not None:
+        provider = _provider_or_exit(provider)
+
+    if show_diff:
+        # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
+        sys.exit(_run_fix(paths, show_diff=True, check_only=True, unsafe=unsafe_fixes, model=model,
+                          config_file=config_file, syntax=syntax))
+    if apply_fix:
+        code = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
+                        config_file=config_file, syntax=syntax, to_stderr=output_format == "json")
+        if code == EXIT_FAILED:
+            sys.exit(code)
 
     report = check_paths(
         list(paths),
         config_file=config_file,
         syntax=syntax,
         model=model,
+        provider=provider,
         select=_codes(select),
         ignore=_codes(ignore),
         fail_on=fail_on,
@@ -102,6 +124,17 @@ def check(
     sys.exit(code)
 
 
+def _provider_or_exit(provider: str) -> str:
+    """A known provider name, or one line and exit 2."""
+    from promptlint.providers import known_providers
+
+    name = provider.strip().lower()
+    if name not in known_providers():
+        click.echo(f"error: unknown provider {provider!r} (known: {', '.join(known_providers())})", err=True)
+        sys.exit(EXIT_FAILED)
+    return name
+
+
 def _fail_on_from(report: object) -> str:
     """The failing severity configured for the checked files (the strictest of them)."""
     from promptlint import config as config_mod
@@ -117,6 +150,80 @@ def _fail_on_from(report: object) -> str:
         except config_mod.ConfigError:
             continue
     return min(levels, key=severity_rank) if levels else "warning"
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--diff", "show_diff", is_flag=True, help="Show a unified diff and write nothing.")
+@click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if a fix would change a file (CI).")
+@click.option("--unsafe-fixes", is_flag=True, help="Also coarsen clock formats to a day and sort tool loops.")
+@click.option("--model", help="Target model; picks the tokenizer (default: config, else gpt-5.5).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Use this promptlint.toml or pyproject.toml.")
+@click.option("--syntax", type=click.Choice(SYNTAXES), help="Read every file as this syntax.")
+def fix(
+    paths: Sequence[str],
+    show_diff: bool,
+    check_only: bool,
+    unsafe_fixes: bool,
+    model: str | None,
+    config_file: str | None,
+    syntax: str | None,
+) -> None:
+    """Move volatile parts of prompt files to the tail, proving that no word is lost."""
+    sys.exit(_run_fix(paths, show_diff=show_diff, check_only=check_only, unsafe=unsafe_fixes, model=model,
+                      config_file=config_file, syntax=syntax))
+
+
+def _run_fix(
+    paths: Sequence[str],
+    *,
+    show_diff: bool,
+    check_only: bool,
+    unsafe: bool,
+    model: str | None,
+    config_file: str | None,
+    syntax: str | None,
+    to_stderr: bool = False,
+) -> int:
+    """Fix (or, with --diff/--check, only plan) and report; returns the exit code."""
+    from rich.console import Console
+
+    from promptlint.fix import fix_paths
+    from promptlint.reporters import fixreport
+
+    write = not (show_diff or check_only)
+    report = fix_paths(list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model)
+    console = Console(highlight=False, soft_wrap=True, stderr=to_stderr)
+    fixreport.render(report, console, show_diff=show_diff, write=write)
+    return fixreport.exit_code(report, check=check_only)
+
+
+@main.command("replay")
+@click.argument("log", type=click.Path(dir_okay=False))
+@click.option("--provider", help="Provider of the logged requests (default: the log's, else from the body shape).")
+@click.option("--model", help="Model to simulate and price (default: each body's `model`).")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def replay_command(log: str, provider: str | None, model: str | None, output_format: str) -> None:
+    """Replay a JSONL log of requests through the cache model and find each break."""
+    import json
+
+    from promptlint import replay
+
+    if provider is not None:
+        provider = _provider_or_exit(provider)
+    try:
+        result = replay.replay(replay.read_log(log), provider=provider, model=model)
+    except replay.ReplayError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    if output_format == "json":
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    from rich.console import Console
+
+    from promptlint.reporters import replay_text
+
+    replay_text.render(result, Console(highlight=False, soft_wrap=True))
 
 
 @main.command("rules")

@@ -45,7 +45,8 @@ class Config:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     syntax: dict[str, str] = field(default_factory=dict)
-    model: str = DEFAULT_MODEL
+    # None: not set; the target model is then DEFAULT_MODEL (see `target_model`).
+    model: str | None = None
     provider: str | None = None
     fail_on: str = "warning"
     stable: tuple[str, ...] = ()
@@ -55,6 +56,11 @@ class Config:
     prices: dict[str, Any] = field(default_factory=dict)
     # 1-based line of each top-level key in the file, for findings about config.
     key_lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def target_model(self) -> str:
+        """The model whose tokenizer and cache facts apply."""
+        return self.model or DEFAULT_MODEL
 
     @property
     def overrides(self) -> Overrides:
@@ -98,6 +104,14 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
         elif key in ("model", "provider"):
             if not isinstance(value, str):
                 raise ConfigError(f"{path}: `{raw_key}` must be a string")
+            if key == "provider":
+                from promptlint.providers import known_providers
+
+                if value.lower() not in known_providers():
+                    raise ConfigError(
+                        f"{path}: unknown provider {value!r} (known: {', '.join(known_providers())})"
+                    )
+                value = value.lower()
             values[attr] = value
         elif key == "fail-on":
             if value not in SEVERITIES:
@@ -167,6 +181,16 @@ def _key_lines(text: str, prefix: str) -> dict[str, int]:
 def load_file(path: Path) -> Config | None:
     """The promptlint config in a file, or None for a pyproject.toml without one."""
     try:
+        stat = path.stat()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    # Cached by modification time, so a long-running process sees edits.
+    return _load_file(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=256)
+def _load_file(path: Path, _mtime_ns: int, _size: int) -> Config | None:
+    try:
         text = path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
     except OSError as exc:
@@ -181,7 +205,6 @@ def load_file(path: Path) -> Config | None:
     return parse(path, data, _key_lines(text, ""))
 
 
-@lru_cache(maxsize=256)
 def find_for(directory: Path) -> Config:
     """The nearest config at or above ``directory`` (promptlint.toml wins over pyproject.toml)."""
     for folder in (directory, *directory.parents):

@@ -16,13 +16,20 @@ def _matches(name: str, rel: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) for p in patterns)
 
 
-@lru_cache(maxsize=1024)
 def _gitignore(folder: Path):  # type: ignore[no-untyped-def]
+    path = folder / ".gitignore"
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    # Cached by modification time, so a long-running process sees edits.
+    return _gitignore_at(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=1024)
+def _gitignore_at(path: Path, _mtime_ns: int, _size: int):  # type: ignore[no-untyped-def]
     import pathspec
 
-    path = folder / ".gitignore"
-    if not path.is_file():
-        return None
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:

@@ -50,7 +50,7 @@ class Project:
         if key not in self._loaded:
             try:
                 template = load_file(str(path))
-                encoding = tokens.encoding_name_for_model(config.model)
+                encoding = tokens.encoding_name_for_model(config.target_model)
                 self._loaded[key] = CheckedFile(str(path), template, analyze(template, encoding, config.overrides), config)
             except (LoadError, OSError):
                 self._loaded[key] = None

@@ -50,10 +50,11 @@ def minimum_for(ctx: RuleContext) -> tuple[int, str]:
 
     provider = ctx.config.provider or "openai"
     try:
-        facts = providers.facts(provider, ctx.config.model, {"providers": ctx.config.providers} if ctx.config.providers else None)
+        overrides = {"providers": ctx.config.providers} if ctx.config.providers else None
+        facts = providers.facts(provider, ctx.config.model or (None if ctx.config.provider else ctx.config.target_model), overrides)
     except ValueError:
         return 0, provider  # an unknown provider is reported by the config check
-    return facts.min_cacheable_tokens, f"{provider} {ctx.config.model}"
+    return facts.min_cacheable_tokens, f"{provider} {facts.model or 'default model'}"
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

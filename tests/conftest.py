@@ -35,11 +35,11 @@ def _fresh_caches() -> Iterator[None]:
     from promptlint import config as config_mod
     from promptlint import discovery
 
-    config_mod.find_for.cache_clear()
-    discovery._gitignore.cache_clear()
+    config_mod._load_file.cache_clear()
+    discovery._gitignore_at.cache_clear()
     yield
-    config_mod.find_for.cache_clear()
-    discovery._gitignore.cache_clear()
+    config_mod._load_file.cache_clear()
+    discovery._gitignore_at.cache_clear()
 
 
 @dataclass
@@ -71,8 +71,8 @@ def run_cli(monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliResult]:
         from promptlint import config as config_mod
         from promptlint import discovery
 
-        config_mod.find_for.cache_clear()
-        discovery._gitignore.cache_clear()
+        config_mod._load_file.cache_clear()
+        discovery._gitignore_at.cache_clear()
         runner = CliRunner()
         result = runner.invoke(main, list(args), catch_exceptions=True)
         if result.exception is not None and not isinstance(result.exception, SystemExit):

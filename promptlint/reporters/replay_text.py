@@ -1,0 +1,52 @@
+"""Terminal output of ``promptlint replay``: one line per request, then the summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def render(result: dict[str, Any], console: Console) -> None:
+    summary = result["summary"]
+    approx = "" if summary.get("exact_tokens") else "≈"
+    for row in result["requests"]:
+        line = Text(f"#{row['index']:<3} ", style="bold")
+        line.append(f"{approx}{row['tokens']:,} tokens · cached {approx}{row['predicted_cached_tokens']:,} predicted")
+        if row["reported_cached_tokens"] is not None:
+            line.append(f", {row['reported_cached_tokens']:,} reported")
+        found = row["divergence"]
+        if found:
+            line.append(f" · break at {found['path']} (char {found['char_offset']:,}, token {found['token_offset']:,}) ",
+                        style="yellow")
+            line.append(found["cause"], style="bold red")
+            if found.get("tokens_lost"):
+                line.append(f", {approx}{found['tokens_lost']:,} tokens lost")
+        console.print(line)
+        if found and "before" in found and found["cause"] not in ("model-change", "ttl-expiry"):
+            console.print(Text(f"      before: {found['before']!r}", style="dim"))
+            console.print(Text(f"      after:  {found['after']!r}", style="dim"))
+        if row.get("disagrees"):
+            console.print(Text(
+                f"      predicted {row['predicted_cached_tokens']:,} vs reported {row['reported_cached_tokens']:,} "
+                "cached tokens: the cache model and the provider disagree", style="magenta"))
+    tail = Text(f"\n{summary['requests']} requests ({', '.join(summary['models'])}, {summary['provider']}): ",
+                style="bold")
+    tail.append(f"predicted hit rate {_rate(summary['predicted_hit_rate'])}, "
+                f"reported {_rate(summary['reported_hit_rate'])}; {summary['breaks']} break(s)")
+    console.print(tail)
+    if summary["tokens_lost_by_cause"]:
+        causes = ", ".join(f"{cause} {approx}{tokens:,}" for cause, tokens in summary["tokens_lost_by_cause"].items())
+        console.print(f"tokens lost by cause: {causes}")
+    if summary["cost_lost"] is not None:
+        console.print(f"money lost: ${summary['cost_lost']:,.4f} of ${summary['predicted_cost']:,.4f} predicted input cost "
+                      f"(prices as of {summary['prices_as_of'] or 'unknown'})")
+    if summary["disagreements"]:
+        console.print(Text(f"{summary['disagreements']} request(s) where prediction and report disagree", style="magenta"))
+    for note in summary["notes"]:
+        console.print(Text(f"note: {note}", style="dim"))

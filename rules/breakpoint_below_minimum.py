@@ -1,0 +1,69 @@
+"""## What it does
+Counts the tokens of the prefix that ends at each `cache_control` breakpoint of an
+Anthropic request and reports a breakpoint whose prefix is shorter than the model's
+minimum cacheable length (512 to 4,096 tokens by model; the model is the body's
+`model` field, else `model` in config).
+
+## Why is this bad?
+Below the minimum, nothing is cached and nothing says so: both cache counters are 0 and
+no error is returned. The breakpoint looks like it works and never does.
+
+## Example
+A 600-token system prompt marked with `cache_control` on `claude-sonnet-4-5` (minimum
+1,024 tokens).
+
+## Use instead
+Move the breakpoint later (after the tools *and* the system prompt), or drop it.
+
+## Fix safety
+No automatic fix.
+
+## Options
+`[providers.anthropic] min_cacheable_tokens = N` (or a model rule) overrides the minimum.
+Token counts are ≈ (o200k_base; Claude's tokenizer is not public).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from promptlint import requests_model
+from promptlint.context import RuleContext
+from promptlint.findings import Finding
+from promptlint.ir import Span
+
+CODE = "PC205"
+NAME = "breakpoint-below-minimum"
+SUMMARY = "cache_control breakpoint whose prefix is below the model's minimum cacheable length"
+FIX = None
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    if ctx.template.syntax != "json":
+        return
+    request_file = requests_model.load_cached(ctx.template.source)
+    for view in requests_model.views(request_file, ctx.analysis.encoding):
+        if view.request.kind != requests_model.ANTHROPIC:
+            continue
+        minimum, model = requests_model.anthropic_minimum(
+            view.request.model or ctx.config.target_model, ctx.config.providers or None
+        )
+        for index, marker in view.request.markers():
+            prefix = view.ends[index]
+            if prefix >= minimum:
+                continue
+            yield ctx.finding(
+                CODE,
+                NAME,
+                Span(*request_file.span(marker.path)),
+                severity="warning",
+                message=(
+                    f"the prefix up to this breakpoint is ≈{prefix:,} tokens, below the {minimum:,}-token minimum "
+                    f"of {model}: it is never cached (both cache counters stay 0, no error); move the breakpoint "
+                    "later or drop it"
+                ),
+                kind="threshold",
+                frequency="per-deploy",
+                tokens_lost=prefix,
+                minimum=minimum,
+            )

@@ -1,0 +1,62 @@
+"""## What it does
+Counts the `cache_control` breakpoints of an Anthropic request, the top-level
+(automatic) one included, and reports more than four.
+
+## Why is this bad?
+Anthropic accepts at most 4 breakpoints per request; the automatic breakpoint takes one
+of the slots. A fifth makes the API reject the request (400), so the agent fails, or a
+client library silently drops markers and the cache layout is not the one you wrote.
+
+## Example
+`cache_control` on every tool definition of a 6-tool list.
+
+## Use instead
+One breakpoint after the tools (on the last tool), one at the end of the system prompt,
+and one or two in the conversation.
+
+## Fix safety
+No automatic fix.
+
+## Options
+`[providers.anthropic] max_breakpoints = N` overrides the limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from promptlint import providers, requests_model
+from promptlint.context import RuleContext
+from promptlint.findings import Finding
+from promptlint.ir import Span
+
+CODE = "PC203"
+NAME = "too-many-breakpoints"
+SUMMARY = "More than 4 cache_control breakpoints in one request"
+FIX = None
+
+
+def check(ctx: RuleContext) -> Iterator[Finding]:
+    if ctx.template.syntax != "json":
+        return
+    overrides = {"providers": dict(ctx.config.providers)} if ctx.config.providers else None
+    limit = providers.facts("anthropic", None, overrides).max_breakpoints or 4
+    request_file = requests_model.load_cached(ctx.template.source)
+    for request in request_file.requests:
+        markers = sorted(request.markers(), key=lambda pair: pair[0])
+        if len(markers) <= limit:
+            continue
+        extra = markers[limit][1]
+        yield ctx.finding(
+            CODE,
+            NAME,
+            Span(*request_file.span(extra.path)),
+            severity="error",
+            message=(
+                f"{len(markers)} cache_control breakpoints in one request (the top-level automatic one counts); "
+                f"Anthropic allows at most {limit} and rejects the request: keep the breakpoints after the tools, "
+                "at the end of the system prompt and near the end of the conversation"
+            ),
+            kind="breakpoint",
+            frequency="per-deploy",
+        )

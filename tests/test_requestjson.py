@@ -1,0 +1,114 @@
+"""The request-JSON loader: spans, provider render order, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptlint.ir import Slot, Tag, Text
+from promptlint.loaders import LoadError, load_file, load_text
+from promptlint.requests_model import load, volatile_values
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _texts(template):  # type: ignore[no-untyped-def]
+    return [s for s in template.segments if isinstance(s, Text) and s.span.start != s.span.end]
+
+
+def test_text_spans_point_at_the_json_strings() -> None:
+    source = '{\n  "model": "claude-sonnet-4-5",\n  "system": "You are terse.",\n  "messages": [{"role": "user", "content": "Hi"}]\n}\n'
+    template = load_text("body.json", source, "json")
+    texts = _texts(template)
+    assert [source[t.span.start : t.span.end] for t in texts] == ['"You are terse."', '"Hi"']
+    assert [t.text for t in texts] == ["You are terse.", "Hi"]
+    first = template.position(texts[0].span.start)
+    assert (first.line, first.column) == (3, 13)
+
+
+def test_slot_span_is_the_value_inside_the_string_even_after_escapes() -> None:
+    source = '{"system": "Line\\none\\tCurrent time: 2026-11-30T14:03:27Z\\nRules", "messages": []}'
+    template = load_text("body.json", source, "json")
+    slots = [s for s in template.segments if isinstance(s, Slot)]
+    assert len(slots) == 1
+    assert source[slots[0].span.start : slots[0].span.end] == "2026-11-30T14:03:27Z"
+    assert "".join(s.text for s in template.segments if isinstance(s, Text)).endswith("\nRules")
+
+
+def test_anthropic_order_is_tools_system_messages_whatever_the_file_order() -> None:
+    body = {
+        "messages": [{"role": "user", "content": "question"}],
+        "system": [{"type": "text", "text": "system text", "cache_control": {"type": "ephemeral", "ttl": "1h"}}],
+        "tools": [{"name": "a_tool", "description": "d", "input_schema": {"type": "object"}}],
+        "model": "claude-sonnet-4-5",
+    }
+    source = json.dumps(body, indent=2)
+    template = load_text("body.json", source, "json")
+    rendered = "".join(s.text for s in template.segments if isinstance(s, Text))
+    assert rendered.index("a_tool") < rendered.index("system text") < rendered.index("question")
+    tags = [s for s in template.segments if isinstance(s, Tag)]
+    assert [(t.tag, t.target) for t in tags] == [("breakpoint", "1h")]
+    assert source[tags[0].span.start : tags[0].span.end].startswith("{")
+    assert '"ephemeral"' in source[tags[0].span.start : tags[0].span.end]
+
+
+def test_openai_chat_puts_tools_and_schema_before_messages() -> None:
+    body = {
+        "model": "gpt-5.5",
+        "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}],
+        "response_format": {"type": "json_schema", "json_schema": {"name": "answer_schema"}},
+        "tools": [{"type": "function", "function": {"name": "lookup"}}],
+    }
+    request = load(json.dumps(body)).requests[0]
+    assert request.kind == "openai-chat"
+    assert [c.section for c in request.chunks] == ["tools", "schema", "system", "messages"]
+    assert [c.path_text for c in request.chunks] == ["tools[0]", "response_format", "messages[0].content", "messages[1].content"]
+
+
+def test_openai_responses_body() -> None:
+    body = {"model": "gpt-5.5", "instructions": "be brief", "input": [{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}],
+            "text": {"format": {"type": "json_schema", "name": "x"}}}
+    request = load(json.dumps(body)).requests[0]
+    assert request.kind == "openai-responses"
+    assert [c.path_text for c in request.chunks] == ["text.format", "instructions", "input[0].content[0].text"]
+
+
+def test_array_of_bodies_is_several_requests() -> None:
+    body = {"model": "claude-sonnet-4-5", "system": "s", "messages": [{"role": "user", "content": "q"}]}
+    loaded = load(json.dumps([body, body]))
+    assert len(loaded.requests) == 2
+    assert loaded.requests[1].chunks[0].path_text == "[1].system"
+
+
+def test_malformed_json_reports_line_and_column(write) -> None:  # type: ignore[no-untyped-def]
+    path = write("bad.json", '{\n  "system": "x",\n  "messages": [\n}\n')
+    with pytest.raises(LoadError) as caught:
+        load_file(str(path))
+    assert (caught.value.line, caught.value.column) == (4, 1)
+    assert "\n" not in caught.value.message
+
+
+def test_json_that_is_not_a_request_body_is_refused() -> None:
+    with pytest.raises(LoadError, match="not an OpenAI or Anthropic request body"):
+        load_text("package.json", '{"name": "left-pad", "version": "1.0.0"}', "json")
+
+
+def test_check_cli_on_a_body_and_on_non_request_json(run_cli, write) -> None:  # type: ignore[no-untyped-def]
+    result = run_cli("check", "--no-frames", str(REPO / "fixtures/requests/anthropic_clean.json"))
+    assert result.exit_code == 0, result.output
+    other = write("package.json", '{"name": "x"}')
+    result = run_cli("check", str(other))
+    assert result.exit_code == 2
+    assert "not an OpenAI or Anthropic request body" in result.output
+
+
+def test_volatile_values_labelled_ids_and_clock_labels() -> None:
+    text = "Session ID: 3f2b9c1e-8d4a-4f6b-9a7e-2c5d1b0e7f43\nrequest_id=a9d04c77-1e52-4b8f-b3a6-f0c2e8d91b25\nCurrent time: 14:03\nRelease 2026-01-01"
+    found = [(v.kind, v.label, text[v.start : v.end]) for v in volatile_values(text)]
+    assert found == [
+        ("id", "session_id", "3f2b9c1e-8d4a-4f6b-9a7e-2c5d1b0e7f43"),
+        ("id", "request_id", "a9d04c77-1e52-4b8f-b3a6-f0c2e8d91b25"),
+        ("timestamp", "current_time", "14:03"),
+    ]
