@@ -115,6 +115,26 @@ def _groups(project: Project) -> Iterator[tuple[Path, list[tuple[str, Path]], Co
             yield folder, present, config, False
 
 
+def entry_is_volatile(entry: str, config: Config, project: Project) -> bool:
+    """Whether an `order` entry (a file or a glob) names a file that changes often."""
+    assert config.path is not None
+    base = config.path.parent.resolve()
+    return any(
+        _volatility(rel, project.get(path, config), config) is not None for rel, path in _expand(base, [entry])
+    )
+
+
+def entry_tokens(entry: str, config: Config, project: Project) -> int:
+    """Tokens of the files an `order` entry names."""
+    assert config.path is not None
+    base = config.path.parent.resolve()
+    total = 0
+    for _rel, path in _expand(base, [entry]):
+        checked = project.get(path, config)
+        total += checked.analysis.tokens if checked is not None else 0
+    return total
+
+
 def _display(path: Path) -> str:
     rel = os.path.relpath(path)
     return path.as_posix() if rel.startswith("..") else rel

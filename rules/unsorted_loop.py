@@ -39,6 +39,7 @@ from collections.abc import Iterator
 
 from promptlint.context import RuleContext
 from promptlint.findings import Finding
+from promptlint.fix import is_fixable
 from promptlint.severity import severity_for
 
 CODE = "PC102"
@@ -68,7 +69,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             kind="tool-order",
             frequency=unit.volatility.frequency,
             tokens_lost=after,
-            fixable=False,
+            fixable=is_fixable(ctx.template, unit, ctx.config.overrides),
             evidence=unit.volatility.evidence,
             confidence=unit.volatility.confidence,
         )

@@ -50,6 +50,7 @@ from collections.abc import Iterator
 
 from promptlint.context import RuleContext
 from promptlint.findings import Finding
+from promptlint.fix import is_fixable
 from promptlint.severity import how_often, is_substantial, severity_for
 
 CODE = "PC101"
@@ -95,7 +96,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             kind=vol.kind,
             frequency=vol.frequency,
             tokens_lost=after,
-            fixable=False,
+            fixable=is_fixable(ctx.template, unit, ctx.config.overrides),
             evidence=vol.evidence,
             confidence=vol.confidence,
             precision=vol.precision,

@@ -1,0 +1,101 @@
+"""Terminal output of ``promptlint fix``: per file, what moved, the stable prefix before
+and after, what could not be fixed and why, and the diff on request."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from promptlint.fix import FixReport, FixResult
+
+
+def _share(stable: int, total: int) -> str:
+    return f"{stable / total:.0%}" if total else "n/a"
+
+
+def prefix_line(result: FixResult) -> str:
+    """``stable prefix 21 → 448 of 470 tokens (4% → 95%)``."""
+    before = _share(result.stable_before, result.tokens_before)
+    after = _share(result.stable_after, result.tokens_after)
+    return (
+        f"stable prefix {result.stable_before:,} → {result.stable_after:,} of {result.tokens_after:,} tokens "
+        f"({before} → {after})"
+    )
+
+
+def _diff(diff: str) -> Text:
+    out = Text()
+    for line in diff.splitlines(keepends=True):
+        style = ""
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        out.append(line, style=style)
+    return out
+
+
+def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> None:
+    head = Text(f"{result.path}: ", style="bold")
+    if result.error:
+        head.append("error: ", style="bold red")
+        head.append(result.error)
+        console.print(head)
+        return
+    if result.written:
+        head.append("fixed", style="bold green")
+    elif result.changed:
+        head.append("would fix" if not write else "not written", style="bold yellow")
+    elif result.problems:
+        head.append("not fixed", style="bold red")
+    else:
+        head.append("nothing to move", style="dim")
+    head.append(f"; {prefix_line(result)}" if result.changed else
+                f"; stable prefix {result.stable_before:,} of {result.tokens_before:,} tokens "
+                f"({_share(result.stable_before, result.tokens_before)})")
+    console.print(head)
+    for line in result.moved:
+        console.print(Text("    moved ", style="green") + Text(line))
+    for line in result.rewritten:
+        console.print(Text("    rewrote ", style="yellow") + Text(line))
+    for line in result.not_fixable:
+        console.print(Text("    ") + Text(line, style="dim"))
+    for line in result.problems:
+        console.print(Text("    not written: ", style="bold red") + Text(line))
+    if show_diff and result.diff:
+        console.print(_diff(result.diff), end="")
+
+
+def render(report: FixReport, console: Console, *, show_diff: bool = False, write: bool = True) -> None:
+    """Print one block per file and a summary line."""
+    for message in report.errors:
+        console.print(Text("error: ", style="bold red") + Text(message))
+    for result in report.files:
+        _file(result, console, show_diff, write)
+    fixed = sum(1 for r in report.files if r.written)
+    would = sum(1 for r in report.files if r.changed and not r.written)
+    refused = sum(1 for r in report.files if r.problems)
+    failed = sum(1 for r in report.files if r.error) + len(report.errors)
+    tail = Text(f"{len(report.files)} file(s): {fixed} fixed")
+    if would:
+        tail.append(f", {would} would change", style="yellow")
+    if refused:
+        tail.append(f", {refused} not fixed (proof failed or file changed)", style="bold red")
+    if failed:
+        tail.append(f", {failed} could not be read", style="bold red")
+    console.print(tail)
+
+
+def exit_code(report: FixReport, *, check: bool = False) -> int:
+    """2: the run failed; 1: a proof failed, or (``check``) a fix would change a file; else 0."""
+    if report.failed:
+        return 2
+    if any(r.problems for r in report.files):
+        return 1
+    if check and any(r.changed for r in report.files):
+        return 1
+    return 0
