@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from promptlint import tokens
 from promptlint.ir import Block, Expr, Segment, Slot, Tag, Template, Text, walk
@@ -32,10 +33,14 @@ _SAMPLES: dict[str, tuple[str, str]] = {
     "session-id": ("3f2b9c1e-8d4a-4f6b-9a7e-2c5d1b0e7f43", "a9d04c77-1e52-4b8f-b3a6-f0c2e8d91b25"),
     "environment": ("/home/alice/projects/webshop", "/srv/work/billing-api"),
     "retrieval": (
-        "[1] Refunds are issued to the original payment method within 5 business days.\n"
-        "[2] Orders above 50 EUR ship free within the EU.",
-        "[1] Passwords must be rotated every 90 days for admin accounts.\n"
-        "[2] Two-factor authentication is mandatory since March.",
+        (
+            "[1] Refunds are issued to the original payment method within 5 business days.\n"
+            "[2] Orders above 50 EUR ship free within the EU."
+        ),
+        (
+            "[1] Passwords must be rotated every 90 days for admin accounts.\n"
+            "[2] Two-factor authentication is mandatory since March."
+        ),
     ),
     "memory": (
         "- Prefers answers in bullet points.\n- Working on the invoicing module this week.",
@@ -56,15 +61,21 @@ _CLOCK_SAMPLES: dict[str | None, tuple[str, str]] = {
 class Unit:
     """A volatile slot or block: the smallest piece of the template that carries it."""
 
-    segment: Slot | Block
+    segment: Slot | Block | Tag
     volatility: Volatility
     # The loop or section a unit stands in, and the expression it was judged on.
     expr: Expr
     depth: int = 0
+    # For an include: the IncludedValue (the file and value that make it volatile).
+    origin: Any = None
 
     @property
     def is_loop(self) -> bool:
         return isinstance(self.segment, Block)
+
+    @property
+    def is_include(self) -> bool:
+        return isinstance(self.segment, Tag)
 
 
 @dataclass
@@ -103,6 +114,12 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                 judged = _judge_slot(seg, overrides)
                 if judged is not None:
                     units.append(Unit(seg, judged[0], judged[1], depth))
+            elif isinstance(seg, Tag):
+                if seg.tag in ("include", "partial") and overrides is not None and overrides.includes:
+                    found = overrides.includes(seg)
+                    if found is not None:
+                        expr = Expr(source=f"{{% include {seg.target!r} %}}", path=(seg.target or "",))
+                        units.append(Unit(seg, found.volatility, expr, depth, origin=found))
             elif isinstance(seg, Block):
                 if seg.kind not in _RENDERED_BLOCKS:
                     continue
@@ -184,7 +201,9 @@ def render(
             if isinstance(seg, Text):
                 emit(seg.text)
             elif isinstance(seg, Tag):
-                continue
+                # An include renders its file; only a volatile one changes between calls.
+                if unit is not None and variant is not None:
+                    emit(_slot_sample(unit.volatility, variant))
             elif isinstance(seg, Slot):
                 if unit is not None:
                     if variant is not None:

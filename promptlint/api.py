@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from promptlint.discovery import walk
 from promptlint.findings import FileResult, Finding, Report
 from promptlint.ir import Template
 from promptlint.loaders import LoadError, load_file, load_text
-from promptlint.project import CheckedFile, Project
+from promptlint.project import CheckedFile, Project, include_resolver
 from promptlint.registry import rules
 
 
@@ -102,10 +103,15 @@ def check_file(path: str, config: Config | None = None, syntax: str | None = Non
 
 
 def _check_file(
-    path: str, config: Config | None, syntax: str | None, options: dict[str, Any]
+    path: str,
+    config: Config | None,
+    syntax: str | None,
+    options: dict[str, Any],
+    project: Project | None = None,
 ) -> tuple[FileResult, CheckedFile | None]:
     try:
         config = _config_for(path, config).with_options(**options)
+        config = replace(config, includes=include_resolver(path, config, project or Project()))
         template = load_file(path, _syntax_for(path, config, syntax))
         checked = _check_template(template, config)
     except ConfigError as exc:
@@ -168,7 +174,7 @@ def check_paths(
         if key in seen:
             continue
         seen.add(key)
-        result, checked = _check_file(path, explicit, syntax, options)
+        result, checked = _check_file(path, explicit, syntax, options, project)
         report.files.append(result)
         if checked is not None:
             project.add(checked)

@@ -6,6 +6,7 @@ up from each checked file. Unknown keys are an error naming the key.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
@@ -56,6 +57,8 @@ class Config:
     prices: dict[str, Any] = field(default_factory=dict)
     # 1-based line of each top-level key in the file, for findings about config.
     key_lines: dict[str, int] = field(default_factory=dict)
+    # Set per checked file (not a config key): how volatile the files it includes are.
+    includes: Callable[[Any], Any] | None = None
 
     @property
     def target_model(self) -> str:
@@ -64,7 +67,7 @@ class Config:
 
     @property
     def overrides(self) -> Overrides:
-        return Overrides(stable=frozenset(self.stable), volatile=self.volatile)
+        return Overrides(stable=frozenset(self.stable), volatile=self.volatile, includes=self.includes)
 
     def rule_enabled(self, code: str) -> bool:
         def matches(patterns: tuple[str, ...]) -> bool:
@@ -79,7 +82,7 @@ class Config:
         return replace(self, **{k: v for k, v in options.items() if v is not None})
 
 
-_KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines"}
+_KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes"}
 _ASSEMBLY_KEYS = {"order", "files", "root", "volatile", "stable"}
 
 
@@ -128,7 +131,7 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
                 raise ConfigError(f"{path}: `assembly` must be a table")
             unknown = set(value) - _ASSEMBLY_KEYS
             if unknown:
-                raise ConfigError(f"{path}: unknown key `assembly.{sorted(unknown)[0]}`")
+                raise ConfigError(f"{path}: unknown key `assembly.{min(unknown)}`")
             values[attr] = dict(value)
         else:  # providers, prices: validated by the modules that read them
             if not isinstance(value, dict):

@@ -32,7 +32,7 @@ import stat
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -970,7 +970,8 @@ def unified_diff(path: str, old: str, new: str) -> str:
             lines[-1] += "\n\\ No newline at end of file\n"
         return lines
 
-    return "".join(difflib.unified_diff(split(old), split(new), f"a/{path}", f"b/{path}"))
+    shown = path.lstrip("/")  # `a/tmp/x.j2`, as git writes an absolute path's diff
+    return "".join(difflib.unified_diff(split(old), split(new), f"a/{shown}", f"b/{shown}"))
 
 
 def write_atomic(path: str | os.PathLike[str], new_data: str | bytes, expected_original_bytes: bytes) -> None:
@@ -1046,6 +1047,9 @@ def fix_file(
         return FixResult(path, error=exc.strerror or str(exc))
     try:
         config = _config_for(path, config).with_options(model=model)
+        from promptlint.project import Project, include_resolver
+
+        config = replace(config, includes=include_resolver(path, config, Project()))
         decoded = decode(original_bytes)
         template = load_text(path, decoded.text, _syntax_for(path, config, syntax))
         template.has_bom, template.newline = decoded.has_bom, decoded.newline

@@ -9,6 +9,7 @@ of the including file).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,8 +17,9 @@ from promptlint import tokens
 from promptlint.analysis import Analysis, analyze
 from promptlint.config import Config
 from promptlint.findings import FileResult, Finding
-from promptlint.ir import Tag, Template
+from promptlint.ir import Segment, Tag, Template
 from promptlint.loaders import LoadError, load_file
+from promptlint.volatility import Volatility
 
 
 @dataclass
@@ -91,3 +93,57 @@ def resolve_include(checked: CheckedFile, tag: Tag, root: Path | None = None) ->
             if candidate.is_file():
                 return candidate if candidate.is_relative_to(root) else None
     return None
+
+
+_MAX_INCLUDE_DEPTH = 10
+
+
+@dataclass(frozen=True)
+class IncludedValue:
+    """The worst volatile value an include brings in, and where it is written."""
+
+    volatility: Volatility
+    expr_source: str
+    source: CheckedFile
+    segment: Segment
+
+    @property
+    def line(self) -> int:
+        return self.source.template.position(self.segment.span.start).line
+
+    def describe(self) -> str:
+        return f"{self.expr_source} ({self.source.path}:{self.line})"
+
+
+def include_resolver(path: str, config: Config, project: Project) -> Callable[[Tag], IncludedValue | None]:
+    """For one file: the :class:`IncludedValue` of each include or partial whose file
+    (or a file it includes, within the including file's project root) is volatile."""
+    from promptlint.analysis import worst_first
+
+    root = project_root(path, config)
+    owner = CheckedFile(path, Template(path, "", "", []), None, config)  # type: ignore[arg-type]
+
+    def units_of(target: Path, depth: int, seen: frozenset[str]):  # type: ignore[no-untyped-def]
+        included = project.get(target, config)
+        if included is None:
+            return []
+        found = [(included, unit) for unit in included.analysis.units]
+        if depth < _MAX_INCLUDE_DEPTH:
+            for tag in included.template.walk():
+                if isinstance(tag, Tag) and tag.tag in ("include", "partial") and tag.target:
+                    nested = resolve_include(included, tag, root)
+                    if nested is not None and str(nested) not in seen:
+                        found += units_of(nested, depth + 1, seen | {str(nested)})
+        return found
+
+    def resolve(tag: Tag) -> IncludedValue | None:
+        target = resolve_include(owner, tag, root)
+        if target is None:
+            return None
+        units = units_of(target, 1, frozenset({str(target)}))
+        if not units:
+            return None
+        source_file, worst = max(units, key=lambda pair: worst_first(pair[1].volatility))
+        return IncludedValue(worst.volatility, worst.expr.source, source_file, worst.segment)
+
+    return resolve

@@ -10,8 +10,9 @@ deploy. Every :class:`Volatility` says what it rests on, so a user can correct i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from promptlint.ir import Expr
 
@@ -263,10 +264,14 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
 
 @dataclass(frozen=True)
 class Overrides:
-    """User corrections from config: names that are stable, names with a known kind."""
+    """What the classifier knows beyond the template itself: user corrections from config
+    (names that are stable, names with a known kind) and, when the template is checked
+    on disk, how volatile the files it includes are."""
 
     stable: frozenset[str] = frozenset()
     volatile: Mapping[str, tuple[str, str]] | None = None
+    # Tag → the IncludedValue (promptlint.project) of an include whose file is volatile.
+    includes: Callable[[Any], Any] | None = None
 
 
 def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool = False) -> Volatility | None:

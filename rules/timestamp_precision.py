@@ -47,6 +47,8 @@ _TOO_FINE = {"microsecond": "warning", "millisecond": "warning", "second": "warn
 def check(ctx: RuleContext) -> Iterator[Finding]:
     for unit in ctx.analysis.units:
         vol = unit.volatility
+        if unit.is_include:
+            continue  # reported where the clock is written
         if vol.kind != "timestamp" or vol.precision not in _TOO_FINE or vol.frequency != "per-request":
             continue
         yield ctx.finding(

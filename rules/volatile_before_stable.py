@@ -65,6 +65,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     for unit in analysis.units:
         if unit.is_loop and unit.volatility.kind == "tool-order":
             continue  # PC102 reports loops over tool lists
+        if unit.is_include:
+            continue  # PC104 reports volatile includes
         vol = unit.volatility
         after = analysis.stable_tokens_after(unit.segment)
         severity = severity_for(vol, after, analysis.tokens)

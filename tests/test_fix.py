@@ -464,47 +464,43 @@ def test_check_unsafe_fixes_sorts_loops(write, run_cli) -> None:  # type: ignore
 _RULE_CASES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
 
 
-# Rules whose fix plan_fix makes, and whether it is unsafe. PC104 (includes) and PC106
-# (assembly order) are fixed elsewhere, if at all.
-_FIXED_HERE = {"PC101": False, "PC102": True, "PC103": True}
+# Rules whose fix is unsafe (clock coarsening, loop sorting); every other fixable case
+# is fixed by a safe move (PC101, PC104) or an `order` rewrite (PC106).
+_UNSAFE_FIXES = {"PC102", "PC103"}
 
 
-def _fixable_cases() -> list[tuple[str, dict]]:  # type: ignore[type-arg]
-    if not _RULE_CASES.is_dir():
-        return []
-    import yaml
+def _fixable_cases() -> list[tuple[str, str, dict]]:  # type: ignore[type-arg]
+    from promptlint.testing import load_cases
 
     cases = []
     for file in sorted(_RULE_CASES.glob("*.yaml")):
-        data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
-        code = str(data.get("rule") or file.stem)
-        if code not in _FIXED_HERE:
-            continue
-        for case in data.get("cases", []) or []:
+        data = load_cases(file)
+        for case in data["cases"]:
             if case.get("fixable") and case.get("expect"):
-                cases.append((f"{code}:{case.get('name')}", {"unsafe": _FIXED_HERE[code], **case}))
+                cases.append((f"{data['rule']}:{case.get('name')}", data["rule"], case))
     return cases
 
 
-@pytest.mark.skipif(not _fixable_cases(), reason="no fixable cases in fixtures/rules/*.yaml yet")
-@pytest.mark.parametrize("case", [c for _, c in _fixable_cases()], ids=[i for i, _ in _fixable_cases()])
-def test_fixable_rule_cases_pass_check_after_the_fix(case: dict) -> None:  # type: ignore[type-arg]
-    from promptlint.api import check_text
+@pytest.mark.parametrize(("rule", "case"), [(r, c) for _, r, c in _fixable_cases()], ids=[i for i, _, _ in _fixable_cases()])
+def test_fixable_rule_cases_pass_check_after_the_fix(rule: str, case: dict, tmp_path: Path) -> None:  # type: ignore[type-arg]
+    """Every fail case marked fixable: after `promptlint fix` the folder has no error-level
+    finding of the rule, and the stable prefix of what was fixed grew."""
+    from promptlint.api import check_paths
+    from promptlint.fix import fix_paths
+    from promptlint.testing import materialize
 
-    config = None
-    if case.get("config"):
-        import tomllib
-
-        from promptlint.config import parse
-
-        config = parse(Path("promptlint.toml"), tomllib.loads(case["config"]))
-    path = case.get("filename") or "case"
-    template = load_text(path, case["template"], case["syntax"])
-    result = plan_fix(template, config, unsafe=bool(case.get("unsafe", False)))
-    assert result.changed and not result.problems, (result.problems, result.not_fixable)
-    assert result.stable_after > result.stable_before
+    targets = materialize(case, tmp_path / "case")
+    report = fix_paths(targets, unsafe=rule in _UNSAFE_FIXES)
+    assert not report.errors and not [r for r in report.files if r.error or r.problems], [
+        (r.path, r.error, r.problems, r.not_fixable) for r in report.files
+    ]
+    fixed = [r for r in report.files if r.written]
+    assert fixed, [(r.path, r.not_fixable) for r in report.files]
+    assert all(r.stable_after > r.stable_before for r in fixed), [(r.path, r.stable_before, r.stable_after) for r in fixed]
     if case.get("fixed") is not None:
-        assert result.new_source == case["fixed"]
-    after = check_text(result.new_source, path, case["syntax"], config)
-    assert after.error is None
-    assert not [f for f in after.findings if f.severity == "error"], [f.message for f in after.findings]
+        from promptlint.testing import case_filename
+
+        assert (tmp_path / "case" / case_filename(case)).read_text(encoding="utf-8") == case["fixed"]
+    after = check_paths(targets)
+    errors = [f for f in after.findings if f.rule == rule and f.severity == "error"]
+    assert not errors, [f"{f.path}:{f.line} {f.message}" for f in errors]

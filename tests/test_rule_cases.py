@@ -29,24 +29,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml  # type: ignore[import-untyped]
 
 from promptlint.api import check_paths
 from promptlint.findings import SEVERITIES
 from promptlint.registry import rules
+from promptlint.testing import DEFAULT_FILENAMES, case_filename, load_cases, materialize
 from promptlint.volatility import KINDS
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
 
-DEFAULT_FILENAMES = {
-    "jinja": "system.j2",
-    "mustache": "system.mustache",
-    "format": "system.fmt",
-    "dollar": "system.tmpl",
-    "markdown": "system.md",
-    # Request JSON is not found by walking a folder: such cases name it in `check`.
-    "json": "request.json",
-}
 FINDING_KINDS = frozenset(KINDS) | {"breakpoint", "assembly-order", "threshold"}
 CASE_KEYS = {"name", "syntax", "filename", "template", "expect", "fixable", "config", "files", "check", "xfail"}
 EXPECT_KEYS = {"line", "kind", "severity", "path"}
@@ -55,9 +46,7 @@ DOC_HEADINGS = ("What it does", "Why is this bad?", "Example", "Use instead", "F
 
 
 def _load(path: Path) -> dict[str, Any]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    assert isinstance(data, dict) and "rule" in data and "cases" in data, f"{path.name}: needs `rule` and `cases`"
-    return data
+    return load_cases(path)
 
 
 def _all_files() -> list[Path]:
@@ -76,16 +65,6 @@ def _params() -> list[Any]:
     return params
 
 
-def _filename(case: dict[str, Any]) -> str:
-    return case.get("filename") or DEFAULT_FILENAMES[case["syntax"]]
-
-
-def _write(folder: Path, rel: str, content: str) -> None:
-    target = folder / rel
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(content, encoding="utf-8", newline="")
-
-
 def _relative(path: str, folder: Path) -> str:
     return Path(os.path.relpath(os.path.abspath(path), folder)).as_posix()
 
@@ -93,16 +72,8 @@ def _relative(path: str, folder: Path) -> str:
 @pytest.mark.parametrize(("rule", "case"), _params())
 def test_rule_case(rule: str, case: dict[str, Any], tmp_path: Path) -> None:
     folder = tmp_path / "case"
-    folder.mkdir()
-    template_name = _filename(case)
-    _write(folder, template_name, case["template"])
-    for rel, content in (case.get("files") or {}).items():
-        _write(folder, rel, content)
-    if case.get("config") is not None:
-        _write(folder, "promptlint.toml", case["config"])
-
-    targets = [str(folder / p) for p in case["check"]] if case.get("check") else [str(folder)]
-    report = check_paths(targets)
+    template_name = case_filename(case)
+    report = check_paths(materialize(case, folder))
 
     assert not report.errors, report.errors
     assert not [r for r in report.files if r.error], [(r.path, r.error) for r in report.files if r.error]

@@ -8,7 +8,7 @@ from pathlib import Path
 from promptlint.ir import Template
 from promptlint.loaders.base import LoadError, decode, detect_syntax
 
-__all__ = ["LoadError", "load_text", "load_file", "detect_syntax"]
+__all__ = ["LoadError", "detect_syntax", "load_file", "load_text"]
 
 
 def _loader(syntax: str) -> Callable[[str, str], Template]:

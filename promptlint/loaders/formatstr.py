@@ -54,7 +54,7 @@ def _problem_at(source: str, cursor: int) -> int:
 def load(path: str, source: str) -> Template:
     segments: list[Segment] = []
     cursor = 0
-    items = string.Formatter().parse(source)
+    items = iter(string.Formatter().parse(source))
     while True:
         try:
             literal, field_name, format_spec, conversion = next(items)

@@ -291,8 +291,8 @@ class _Builder:
                 self.alias_options[name] = [expr]
             self.body.append(Tag(span, "set", expr=expr, target=name))
         elif tag in ("include", "import", "from", "extends"):
-            target = words[1][1].strip("'\"") if len(words) > 1 and words[1][0] == "string" else None
-            self.body.append(Tag(span, tag, target=target))
+            named = words[1][1].strip("'\"") if len(words) > 1 and words[1][0] == "string" else None
+            self.body.append(Tag(span, tag, target=named))
         else:
             self.body.append(Tag(span, tag or "statement"))
 
