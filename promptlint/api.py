@@ -146,6 +146,27 @@ def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str
     return files, errors
 
 
+def collect(paths: Sequence[str], config_file: str | None = None) -> tuple[list[str], Config | None, list[str]]:
+    """The files to work on (each once), the ``--config`` file's config if one was given,
+    and one error line per path or config that cannot be used."""
+    explicit: Config | None = None
+    if config_file is not None:
+        try:
+            explicit = config_mod.load_file(Path(config_file))
+        except ConfigError as exc:
+            return [], None, [str(exc)]
+        if explicit is None:
+            return [], None, [f"{config_file}: no [tool.promptlint] table"]
+    found, errors = expand(paths, explicit)
+    files: list[str] = []
+    seen: set[str] = set()
+    for path in found:
+        if os.path.abspath(path) not in seen:
+            seen.add(os.path.abspath(path))
+            files.append(path)
+    return files, explicit, errors
+
+
 def check_paths(
     paths: Sequence[str],
     *,
@@ -155,25 +176,9 @@ def check_paths(
 ) -> Report:
     """Check files and folders. ``options`` override config keys (``select``, ``model``…)."""
     report = Report()
-    explicit: Config | None = None
-    if config_file is not None:
-        try:
-            loaded = config_mod.load_file(Path(config_file))
-        except ConfigError as exc:
-            report.errors.append(str(exc))
-            return report
-        if loaded is None:
-            report.errors.append(f"{config_file}: no [tool.promptlint] table")
-            return report
-        explicit = loaded
-    files, report.errors = expand(paths, explicit)
+    files, explicit, report.errors = collect(paths, config_file)
     project = Project()
-    seen: set[str] = set()
     for path in files:
-        key = os.path.abspath(path)
-        if key in seen:
-            continue
-        seen.add(key)
         result, checked = _check_file(path, explicit, syntax, options, project)
         report.files.append(result)
         if checked is not None:

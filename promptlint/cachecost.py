@@ -194,8 +194,7 @@ def compute(
     if provider not in providers.known_providers():
         raise ValueError(f"unknown provider {provider!r}; known: {', '.join(providers.known_providers())}")
     model, notes = resolve_model(provider, model, body_model)
-    overrides = {"providers": dict(provider_overrides)} if provider_overrides else None
-    facts = providers.facts(provider, model, overrides)
+    facts = providers.facts(provider, model, provider_overrides)
     notes.extend(facts.notes)
     now_calls, fixed_calls, now_marked, fixed_marked, from_body = _layouts(analysis)
     encoding = analysis.encoding

@@ -564,24 +564,30 @@ def _is_item(layout: _Layout, carrier: _Carrier) -> bool:
     return layout.list_item(carrier.first) == (carrier.first, carrier.last)
 
 
+_UNSAFE_ROUNDS = 4
+
+
 def _draft(template: Template, overrides: Overrides | None, unsafe: bool) -> _Draft:
     """Plan without proving: unsafe rewrites first (with unsafe), then the moves."""
     draft = _Draft(template.source, baseline=template.source)
     current = template
-    if unsafe:
-        edits, draft.rewritten, refused = _unsafe_edits(template, find_units(template, overrides))
-        draft.not_fixable += refused
-        if edits:
-            source = template.source
-            for start, end, text in sorted(edits, reverse=True):
-                source = source[:start] + text + source[end:]
-            try:
-                current = _reload(template, source)
-            except LoadError as exc:
-                draft.not_fixable.append(f"unsafe rewrites skipped: the result does not parse ({exc.message})")
-                draft.rewritten = []
-            else:
-                draft.source = draft.baseline = source
+    # Unsafe rewrites run to a fixed point: sorting a tool loop uncovers the values inside
+    # it (a clock in the loop body), which the next round can coarsen.
+    for _round in range(_UNSAFE_ROUNDS if unsafe else 0):
+        edits, rewritten, refused = _unsafe_edits(current, find_units(current, overrides))
+        draft.not_fixable += [r for r in refused if r not in draft.not_fixable]
+        if not edits:
+            break
+        source = current.source
+        for start, end, text in sorted(edits, reverse=True):
+            source = source[:start] + text + source[end:]
+        try:
+            current = _reload(template, source)
+        except LoadError as exc:
+            draft.not_fixable.append(f"unsafe rewrites skipped: the result does not parse ({exc.message})")
+            break
+        draft.rewritten += rewritten
+        draft.source = draft.baseline = source
     units = find_units(current, overrides)
     carriers, moving = _move_plan(current, units, draft.not_fixable, unsafe)
     if moving:
@@ -1098,28 +1104,12 @@ def fix_paths(
     model: str | None = None,
 ) -> FixReport:
     """Fix files and folders (folders are walked as ``promptlint check`` walks them)."""
-    from promptlint import config as config_mod
-    from promptlint.api import expand
-    from promptlint.config import ConfigError
+    from promptlint.api import collect
 
     report = FixReport()
-    explicit: Config | None = None
-    if config_file is not None:
-        try:
-            explicit = config_mod.load_file(Path(config_file))
-        except ConfigError as exc:
-            report.errors.append(str(exc))
-            return report
-        if explicit is None:
-            report.errors.append(f"{config_file}: no [tool.promptlint] table")
-            return report
-    files, report.errors = expand(paths, explicit)
-    seen: set[str] = set()
+    files, explicit, report.errors = collect(paths, config_file)
     for path in files:
-        key = os.path.abspath(path)
-        if key not in seen:
-            seen.add(key)
-            report.files.append(fix_file(path, explicit, syntax, unsafe=unsafe, write=write, model=model))
+        report.files.append(fix_file(path, explicit, syntax, unsafe=unsafe, write=write, model=model))
     report.files.extend(_fix_assembly_orders(files, explicit, write))
     return report
 

@@ -242,16 +242,18 @@ def _matching_rule(rules: list[Mapping[str, Any]], model: str) -> Mapping[str, A
 
 
 def facts(
-    provider: str, model: str | None = None, overrides: Mapping[str, Any] | None = None
+    provider: str, model: str | None = None, rows: Mapping[str, Any] | None = None
 ) -> ProviderFacts:
-    """Cache facts for ``provider`` and (optionally) ``model``, with user ``overrides``.
+    """Cache facts for ``provider`` and (optionally) ``model``, with user overrides.
 
+    ``rows`` overrides table rows, keyed by row name: the config's ``providers`` table as
+    written (``[tool.promptlint.providers.anthropic] min_cacheable_tokens = 2048``).
     ``provider`` is one of :func:`known_providers` or a table row name. The model's rule (exact
     id after :func:`normalize_model`, else longest prefix) replaces the row's values; a model
     the table does not know keeps the row's fallbacks and gets a note saying so. Raises
     ValueError for an unknown provider or an unknown key in the table/overrides.
     """
-    table = load_table(overrides) if overrides else _bundled_table()
+    table = load_table({"providers": dict(rows)}) if rows else _bundled_table()
     row_name = resolve_row_name(provider, model, table)
     row = dict(table["providers"][row_name])
     rules = row.pop("models", [])

@@ -685,7 +685,6 @@ def anthropic_minimum(model: str | None, provider_overrides: Mapping[str, Any] |
     """(minimum cacheable tokens, model label) for an Anthropic model (the row's fallback if unknown)."""
     from promptlint import providers
 
-    overrides = {"providers": dict(provider_overrides)} if provider_overrides else None
     name = model if model and model.lower().startswith("claude") else None
-    facts = providers.facts("anthropic", name, overrides)
+    facts = providers.facts("anthropic", name, provider_overrides)
     return facts.min_cacheable_tokens, name or "an unknown Claude model (fallback minimum)"

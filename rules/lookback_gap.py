@@ -43,8 +43,7 @@ FIX = None
 def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.template.syntax != "json":
         return
-    overrides = {"providers": dict(ctx.config.providers)} if ctx.config.providers else None
-    window = providers.facts("anthropic", None, overrides).lookback_blocks or 20
+    window = providers.facts("anthropic", None, ctx.config.providers or None).lookback_blocks or 20
     request_file = requests_model.load_cached(ctx.template.source)
     requests = [r for r in request_file.requests if r.kind == requests_model.ANTHROPIC]
     for request in requests:

@@ -50,8 +50,8 @@ def minimum_for(ctx: RuleContext) -> tuple[int, str]:
 
     provider = ctx.config.provider or "openai"
     try:
-        overrides = {"providers": ctx.config.providers} if ctx.config.providers else None
-        facts = providers.facts(provider, ctx.config.model or (None if ctx.config.provider else ctx.config.target_model), overrides)
+        model = ctx.config.model or (None if ctx.config.provider else ctx.config.target_model)
+        facts = providers.facts(provider, model, ctx.config.providers or None)
     except ValueError:
         return 0, provider  # an unknown provider is reported by the config check
     return facts.min_cacheable_tokens, f"{provider} {facts.model or 'default model'}"

@@ -39,8 +39,7 @@ FIX = None
 def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.template.syntax != "json":
         return
-    overrides = {"providers": dict(ctx.config.providers)} if ctx.config.providers else None
-    limit = providers.facts("anthropic", None, overrides).max_breakpoints or 4
+    limit = providers.facts("anthropic", None, ctx.config.providers or None).max_breakpoints or 4
     request_file = requests_model.load_cached(ctx.template.source)
     for request in request_file.requests:
         markers = sorted(request.markers(), key=lambda pair: pair[0])

@@ -44,7 +44,7 @@ def reads(usages: list[Usage]) -> list[int]:
 @pytest.fixture
 def openai_1024() -> object:
     # gpt-4o with the pre-Jul-2026 documented minimum of 1,024 (the table holds 2,048).
-    return facts("openai", "gpt-4o", {"providers": {"openai": {"min_cacheable_tokens": 1024}}})
+    return facts("openai", "gpt-4o", {"openai": {"min_cacheable_tokens": 1024}})
 
 
 # ---------------------------------------------------------------------------------- helpers

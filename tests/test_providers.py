@@ -190,19 +190,17 @@ def test_unknown_provider_lists_the_known_ones() -> None:
 
 def test_overrides_replace_values_and_prepend_model_rules() -> None:
     overrides = {
-        "providers": {
-            "anthropic": {
-                "min_cacheable_tokens": 3000,
-                "ttl_seconds": {"5m": 360},
-                "models": [
-                    {
-                        "models": ["claude-sonnet-4-6"],
-                        "min_cacheable_tokens": 2048,
-                        "source": "https://github.com/anthropics/anthropic-sdk-python/issues/1194",
-                        "as_of": "2026-08-01",
-                    }
-                ],
-            }
+        "anthropic": {
+            "min_cacheable_tokens": 3000,
+            "ttl_seconds": {"5m": 360},
+            "models": [
+                {
+                    "models": ["claude-sonnet-4-6"],
+                    "min_cacheable_tokens": 2048,
+                    "source": "https://github.com/anthropics/anthropic-sdk-python/issues/1194",
+                    "as_of": "2026-08-01",
+                }
+            ],
         }
     }
     sonnet_46 = facts("anthropic", "claude-sonnet-4-6", overrides)
@@ -217,7 +215,7 @@ def test_overrides_replace_values_and_prepend_model_rules() -> None:
 
 def test_overrides_reject_unknown_keys() -> None:
     with pytest.raises(ValueError, match="unknown key 'min_tokens'"):
-        facts("openai", "gpt-4o", {"providers": {"openai": {"min_tokens": 1024}}})
+        facts("openai", "gpt-4o", {"openai": {"min_tokens": 1024}})
 
 
 def test_apply_overrides_is_pure() -> None:
