@@ -83,10 +83,10 @@ def check(
     if show_diff:
         # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
         sys.exit(_run_fix(paths, show_diff=True, check_only=True, unsafe=unsafe_fixes, model=model,
-                          config_file=config_file, syntax=syntax))
+                          config_file=config_file, syntax=syntax, provider=provider))
     if apply_fix:
         code = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
-                        config_file=config_file, syntax=syntax, to_stderr=output_format == "json")
+                        config_file=config_file, syntax=syntax, to_stderr=output_format == "json", provider=provider)
         if code == EXIT_FAILED:
             sys.exit(code)
 
@@ -158,6 +158,7 @@ def _fail_on_from(report: object) -> str:
 @click.option("--check", "check_only", is_flag=True, help="Write nothing; exit 1 if a fix would change a file (CI).")
 @click.option("--unsafe-fixes", is_flag=True, help="Also coarsen clock formats to a day and sort tool loops.")
 @click.option("--model", help="Target model; picks the tokenizer (default: config, else gpt-5.5).")
+@click.option("--provider", help="Also report the cost per 1,000 calls before → after on this provider.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Use this promptlint.toml or pyproject.toml.")
 @click.option("--syntax", type=click.Choice(SYNTAXES), help="Read every file as this syntax.")
 def fix(
@@ -166,12 +167,15 @@ def fix(
     check_only: bool,
     unsafe_fixes: bool,
     model: str | None,
+    provider: str | None,
     config_file: str | None,
     syntax: str | None,
 ) -> None:
     """Move volatile parts of prompt files to the tail, proving that no word is lost."""
+    if provider is not None:
+        provider = _provider_or_exit(provider)
     sys.exit(_run_fix(paths, show_diff=show_diff, check_only=check_only, unsafe=unsafe_fixes, model=model,
-                      config_file=config_file, syntax=syntax))
+                      config_file=config_file, syntax=syntax, provider=provider))
 
 
 def _run_fix(
@@ -184,6 +188,7 @@ def _run_fix(
     config_file: str | None,
     syntax: str | None,
     to_stderr: bool = False,
+    provider: str | None = None,
 ) -> int:
     """Fix (or, with --diff/--check, only plan) and report; returns the exit code."""
     from rich.console import Console
@@ -192,7 +197,9 @@ def _run_fix(
     from promptlint.reporters import fixreport
 
     write = not (show_diff or check_only)
-    report = fix_paths(list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model)
+    report = fix_paths(
+        list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model, provider=provider
+    )
     console = Console(highlight=False, soft_wrap=True, stderr=to_stderr)
     fixreport.render(report, console, show_diff=show_diff, write=write)
     return fixreport.exit_code(report, check=check_only)

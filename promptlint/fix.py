@@ -81,6 +81,11 @@ class FixPlan:
     stable_after: int = 0
     tokens_before: int = 0
     tokens_after: int = 0
+    # With a provider in config: the cache model's cost per 1,000 calls of the file as it
+    # is and as rewritten, and what they were computed for.
+    cost_before: float | None = None
+    cost_after: float | None = None
+    cost_basis: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -104,6 +109,9 @@ class FixResult:
     not_fixable: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     rewritten: list[str] = field(default_factory=list)
+    cost_before: float | None = None
+    cost_after: float | None = None
+    cost_basis: str | None = None
     # The file could not be read or parsed (exit 2); nothing else is set then.
     error: str | None = None
 
@@ -358,7 +366,6 @@ class _Draft:
     moved: list[str] = field(default_factory=list)
     rewritten: list[str] = field(default_factory=list)
     not_fixable: list[str] = field(default_factory=list)
-    moved_units: set[int] = field(default_factory=set)
     baseline: str = ""  # the source after unsafe rewrites, before moves
 
 
@@ -565,10 +572,32 @@ def _is_item(layout: _Layout, carrier: _Carrier) -> bool:
 
 
 _UNSAFE_ROUNDS = 4
+_MOVE_ROUNDS = 5
 
 
 def _draft(template: Template, overrides: Overrides | None, unsafe: bool) -> _Draft:
-    """Plan without proving: unsafe rewrites first (with unsafe), then the moves."""
+    """Plan without proving, to a fixed point (as ruff re-runs its fixes): a move can
+    change the units around it (a continuation line that followed a moved block now
+    joins the list item above), so the plan is applied again until nothing changes.
+    A plan that does not settle is left for the proof to refuse as not idempotent."""
+    draft = _draft_once(template, overrides, unsafe)
+    for _round in range(_MOVE_ROUNDS):
+        try:
+            current = _reload(template, draft.source)
+        except LoadError:
+            break  # the proof reports the parse failure
+        again = _draft_once(current, overrides, unsafe)
+        if again.source == draft.source:
+            break
+        draft.source = again.source
+        draft.moved += again.moved
+        draft.rewritten += again.rewritten
+        draft.not_fixable = again.not_fixable
+    return draft
+
+
+def _draft_once(template: Template, overrides: Overrides | None, unsafe: bool) -> _Draft:
+    """One round of planning: unsafe rewrites first (with unsafe), then the moves."""
     draft = _Draft(template.source, baseline=template.source)
     current = template
     # Unsafe rewrites run to a fixed point: sorting a tool loop uncovers the values inside
@@ -597,7 +626,6 @@ def _draft(template: Template, overrides: Overrides | None, unsafe: bool) -> _Dr
             if id(carrier) in moving:
                 values = ", ".join(f"{u.volatility.kind} {_what(u)}" for u in carrier.units)
                 draft.moved.append(f"{layout.describe(carrier.first, carrier.last)} ({values}) → end of file")
-                draft.moved_units.update(id(u.segment) for u in carrier.units)
     return draft
 
 
@@ -950,7 +978,26 @@ def plan_fix(template: Template, config: Config | None = None, unsafe: bool = Fa
     if not plan.problems:
         after = analyze(_reload(template, draft.source), encoding, config.overrides)
         plan.stable_after, plan.tokens_after = after.stable_prefix_tokens, after.tokens
+        if config.provider:
+            _price(plan, config, before, after)
     return plan
+
+
+def _price(plan: FixPlan, config: Config, before: Analysis, after: Analysis) -> None:
+    """The provider's cost per 1,000 calls of the file before and after the rewrite."""
+    from promptlint import cachecost
+
+    assert config.provider is not None
+    body_model = cachecost.body_model_of(plan.template)
+    now = cachecost.compute(before, config.provider, config.model, provider_overrides=config.providers or None,
+                            price_overrides=config.prices or None, body_model=body_model)
+    fixed = cachecost.compute(after, config.provider, config.model, provider_overrides=config.providers or None,
+                              price_overrides=config.prices or None, body_model=body_model)
+    plan.cost_before, plan.cost_after = now["cost_per_1k_calls"], fixed["cost_per_1k_calls"]
+    dated = f", prices as of {now['prices_as_of']}" if now["prices_as_of"] else ""
+    plan.cost_basis = f"{now['provider']} {now['model']}{dated}"
+    if fixed["cached_tokens_per_call"] == 0:
+        plan.cost_basis += f"; still nothing cached: {fixed['tokens_per_call']:,} tokens is below the provider minimum"
 
 
 def is_fixable(template: Template, unit: Unit, overrides: Overrides | None = None) -> bool:
@@ -1034,6 +1081,7 @@ def fix_file(
     unsafe: bool = False,
     write: bool = True,
     model: str | None = None,
+    provider: str | None = None,
 ) -> FixResult:
     """Plan, prove and (with ``write``) apply the fix to one file."""
     from promptlint import tokens
@@ -1052,7 +1100,7 @@ def fix_file(
     except OSError as exc:
         return FixResult(path, error=exc.strerror or str(exc))
     try:
-        config = _config_for(path, config).with_options(model=model)
+        config = _config_for(path, config).with_options(model=model, provider=provider)
         from promptlint.project import Project, include_resolver
 
         config = replace(config, includes=include_resolver(path, config, Project()))
@@ -1073,6 +1121,9 @@ def fix_file(
         stable_after=plan.stable_after,
         tokens_before=plan.tokens_before,
         tokens_after=plan.tokens_after,
+        cost_before=plan.cost_before,
+        cost_after=plan.cost_after,
+        cost_basis=plan.cost_basis,
         moved=plan.moved if plan.changed else [],
         rewritten=plan.rewritten if plan.changed else [],
         not_fixable=plan.not_fixable,
@@ -1102,6 +1153,7 @@ def fix_paths(
     unsafe: bool = False,
     write: bool = True,
     model: str | None = None,
+    provider: str | None = None,
 ) -> FixReport:
     """Fix files and folders (folders are walked as ``promptlint check`` walks them)."""
     from promptlint.api import collect
@@ -1109,7 +1161,9 @@ def fix_paths(
     report = FixReport()
     files, explicit, report.errors = collect(paths, config_file)
     for path in files:
-        report.files.append(fix_file(path, explicit, syntax, unsafe=unsafe, write=write, model=model))
+        report.files.append(
+            fix_file(path, explicit, syntax, unsafe=unsafe, write=write, model=model, provider=provider)
+        )
     report.files.extend(_fix_assembly_orders(files, explicit, write))
     return report
 

@@ -149,3 +149,18 @@ def tiles() -> Callable[..., None]:
 def long_rules() -> str:
     """25 lines of stable rules (several hundred tokens)."""
     return LONG_RULES
+
+
+# CI runs the same generated examples every time (a red CI must be reproducible);
+# local runs explore new ones. HYPOTHESIS_PROFILE=ci locally reproduces CI.
+def _hypothesis_profiles() -> None:
+    import os
+
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True)
+    if os.environ.get("CI") or os.environ.get("HYPOTHESIS_PROFILE") == "ci":
+        settings.load_profile("ci")
+
+
+_hypothesis_profiles()

@@ -504,3 +504,38 @@ def test_fixable_rule_cases_pass_check_after_the_fix(rule: str, case: dict, tmp_
     after = check_paths(targets)
     errors = [f for f in after.findings if f.rule == rule and f.severity == "error"]
     assert not errors, [f"{f.path}:{f.line} {f.message}" for f in errors]
+
+
+def test_fix_with_a_provider_reports_the_cost_before_and_after(tmp_path: Path) -> None:
+    from promptlint.fix import fix_file
+
+    rules = "\n".join(
+        f"Rule {i}: answer politely, cite the handbook section you rely on, and never invent facts "
+        "about orders, refunds, shipping or warranties; escalate when unsure."
+        for i in range(1, 70)
+    )
+    long_prompt = tmp_path / "long.j2"
+    long_prompt.write_text("You are Atlas.\nCurrent time: {{ now().strftime('%H:%M:%S') }}\n\n" + rules + "\n")
+    result = fix_file(str(long_prompt), provider="openai")
+    assert result.written
+    assert result.cost_before is not None and result.cost_after is not None
+    # 2,200 stable tokens become cacheable at a tenth of the input price.
+    assert result.cost_after < result.cost_before / 3
+    assert result.cost_basis is not None and result.cost_basis.startswith("openai gpt-5.5, prices as of ")
+
+    short_prompt = tmp_path / "short.j2"
+    short_prompt.write_text("You are Atlas.\nCurrent time: {{ now().strftime('%H:%M:%S') }}\n\n" + rules[:1200] + "\n")
+    short = fix_file(str(short_prompt), provider="openai")
+    assert short.written and short.cost_before == short.cost_after
+    assert short.cost_basis is not None and "still nothing cached" in short.cost_basis
+
+
+def test_a_move_that_changes_the_units_around_it_is_planned_to_a_fixed_point() -> None:
+    """Found by hypothesis: moving the `{% if %}` block joins the continuation line below it
+    to the list item above, which a second run would then move. The plan settles first."""
+    source = "- You\n{% if now %}\n{{ now }}\n{% endif %}\n  {{ now }}:\n| {{ now }}"
+    plan = plan_fix(load_text("p", source, "jinja"))
+    assert not plan.problems
+    if plan.changed:
+        again = plan_fix(load_text("p", plan.new_source, "jinja"))
+        assert not again.changed

@@ -58,6 +58,11 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
                 f"; stable prefix {result.stable_before:,} of {result.tokens_before:,} tokens "
                 f"({_share(result.stable_before, result.tokens_before)})")
     console.print(head)
+    if result.cost_before is not None and result.cost_after is not None:
+        console.print(Text(
+            f"    ${result.cost_before:,.2f} → ${result.cost_after:,.2f} per 1,000 calls ({result.cost_basis})",
+            style="cyan",
+        ))
     for line in result.moved:
         console.print(Text("    moved ", style="green") + Text(line))
     for line in result.rewritten:
