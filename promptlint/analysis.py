@@ -246,7 +246,8 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         offsets[id(seg)] = at
 
     stable_text = render(template, units, None, record)
-    first = tokens.encode(render(template, units, 0), encoding)
+    rendered = render(template, units, 0)
+    first = tokens.encode(rendered, encoding)
     second = tokens.encode(render(template, units, 1), encoding)
     return Analysis(
         template=template,
@@ -255,6 +256,6 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         tokens=len(first),
         stable_prefix_tokens=tokens.common_prefix_length(first, second),
         stable_text=stable_text,
-        rendered=render(template, units, 0),
+        rendered=rendered,
         _offsets=offsets,
     )

@@ -33,6 +33,13 @@ def _config_for(path: str, explicit: Config | None) -> Config:
     return config_mod.find_for(Path(path).resolve().parent)
 
 
+def config_for_file(path: str, explicit: Config | None, project: Project | None = None, **options: Any) -> Config:
+    """The configuration one file is checked or fixed with: its own (or ``--config``'s),
+    command-line options applied, and how volatile the files it includes are."""
+    config = _config_for(path, explicit).with_options(**options)
+    return replace(config, includes=include_resolver(path, config, project or Project()))
+
+
 def _syntax_for(path: str, config: Config, syntax: str | None) -> str | None:
     if syntax:
         return syntax
@@ -110,8 +117,7 @@ def _check_file(
     project: Project | None = None,
 ) -> tuple[FileResult, CheckedFile | None]:
     try:
-        config = _config_for(path, config).with_options(**options)
-        config = replace(config, includes=include_resolver(path, config, project or Project()))
+        config = config_for_file(path, config, project, **options)
         template = load_file(path, _syntax_for(path, config, syntax))
         checked = _check_template(template, config)
     except ConfigError as exc:

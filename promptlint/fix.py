@@ -32,7 +32,7 @@ import stat
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -1085,28 +1085,14 @@ def fix_file(
 ) -> FixResult:
     """Plan, prove and (with ``write``) apply the fix to one file."""
     from promptlint import tokens
-    from promptlint.api import _config_for, _describe, _syntax_for
+    from promptlint.api import _describe, _syntax_for, config_for_file
     from promptlint.config import ConfigError
-    from promptlint.loaders.base import decode
+    from promptlint.loaders import load_bytes, read_bytes
 
     try:
-        original_bytes = Path(path).read_bytes()
-    except IsADirectoryError:
-        return FixResult(path, error="is a directory")
-    except FileNotFoundError:
-        return FixResult(path, error="no such file")
-    except PermissionError:
-        return FixResult(path, error="permission denied")
-    except OSError as exc:
-        return FixResult(path, error=exc.strerror or str(exc))
-    try:
-        config = _config_for(path, config).with_options(model=model, provider=provider)
-        from promptlint.project import Project, include_resolver
-
-        config = replace(config, includes=include_resolver(path, config, Project()))
-        decoded = decode(original_bytes)
-        template = load_text(path, decoded.text, _syntax_for(path, config, syntax))
-        template.has_bom, template.newline = decoded.has_bom, decoded.newline
+        original_bytes = read_bytes(path)
+        config = config_for_file(path, config, model=model, provider=provider)
+        template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax))
         plan = plan_fix(template, config, unsafe)
     except ConfigError as exc:
         return FixResult(path, error=str(exc))

@@ -8,7 +8,7 @@ from pathlib import Path
 from promptlint.ir import Template
 from promptlint.loaders.base import LoadError, decode, detect_syntax
 
-__all__ = ["LoadError", "detect_syntax", "load_file", "load_text"]
+__all__ = ["LoadError", "detect_syntax", "load_bytes", "load_file", "load_text", "read_bytes"]
 
 
 def _loader(syntax: str) -> Callable[[str, str], Template]:
@@ -44,10 +44,10 @@ def load_text(path: str, text: str, syntax: str | None = None) -> Template:
     return _loader(syntax or detect_syntax(path, text))(path, text)
 
 
-def load_file(path: str, syntax: str | None = None) -> Template:
-    """Read, decode and parse one prompt file. Raises :class:`LoadError`."""
+def read_bytes(path: str) -> bytes:
+    """A file's bytes; :class:`LoadError` with a one-line reason when it cannot be read."""
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except IsADirectoryError:
         raise LoadError("is a directory") from None
     except FileNotFoundError:
@@ -56,6 +56,15 @@ def load_file(path: str, syntax: str | None = None) -> Template:
         raise LoadError("permission denied") from None
     except OSError as exc:
         raise LoadError(exc.strerror or str(exc)) from None
+
+
+def load_file(path: str, syntax: str | None = None) -> Template:
+    """Read, decode and parse one prompt file. Raises :class:`LoadError`."""
+    return load_bytes(path, read_bytes(path), syntax)
+
+
+def load_bytes(path: str, data: bytes, syntax: str | None = None) -> Template:
+    """Decode and parse a prompt file's bytes (BOM and line endings recorded)."""
     decoded = decode(data)
     template = load_text(path, decoded.text, syntax)
     template.has_bom = decoded.has_bom
