@@ -30,7 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from promptlint import tokens
+from promptlint.core import tokens
 
 MODEL = "claude-sonnet-4-5"
 TURNS = 20

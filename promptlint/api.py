@@ -1,4 +1,4 @@
-"""The Python API: check files or text, get a :class:`~promptlint.findings.Report`.
+"""The Python API: check files or text, get a :class:`~promptlint.core.findings.Report`.
 
     from promptlint.api import check_paths
     report = check_paths(["agents/"])
@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from promptlint import config as config_mod
-from promptlint import suppress, tokens
-from promptlint.analysis import analyze
+from promptlint.core import suppress, tokens
+from promptlint.core.analysis import analyze
 from promptlint.config import Config, ConfigError
-from promptlint.context import RuleContext
-from promptlint.discovery import walk
-from promptlint.findings import FileResult, Finding, Report
-from promptlint.ir import Template
+from promptlint.core.context import RuleContext
+from promptlint.discovery import prompt_files
+from promptlint.core.findings import FileResult, Finding, Report
+from promptlint.core.ir import Template
 from promptlint.loaders import LoadError, load_file, load_text
 from promptlint.project import CheckedFile, Project, include_resolver
 from promptlint.registry import rules
@@ -141,7 +141,7 @@ def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str
             except ConfigError as exc:
                 errors.append(str(exc))
                 continue
-            found = list(walk(path, folder_config))
+            found = list(prompt_files(path, folder_config))
             if not found:
                 errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
             files.extend(found)

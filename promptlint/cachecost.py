@@ -1,6 +1,6 @@
 """What a prompt's cache layout costs on one provider, now and after the fix.
 
-:func:`compute` is pure: an :class:`~promptlint.analysis.Analysis`, a provider and a model in,
+:func:`compute` is pure: an :class:`~promptlint.core.analysis.Analysis`, a provider and a model in,
 the ``cache`` object of ``check --provider`` out. It runs the provider's cache model
 (:mod:`promptlint.cachesim`) on two calls whose volatile parts differ (the analysis's two
 renderings) and reads the second call's cached tokens: the steady state of a prompt sent again
@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from promptlint import cachesim, tokens
-from promptlint.analysis import Analysis, render
-from promptlint.ir import Segment, Tag, Template
+from promptlint import cachesim
+from promptlint.core import tokens
+from promptlint.core.analysis import Analysis, render
+from promptlint.core.ir import Segment, Tag, Template
 
 CALLS = 1000
 CALL_GAP_SECONDS = 30.0

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import click
 
-from promptlint.findings import SEVERITIES
-from promptlint.ir import SYNTAXES
+from promptlint.core.findings import SEVERITIES
+from promptlint.core.ir import SYNTAXES
 
 EXIT_OK, EXIT_FINDINGS, EXIT_FAILED = 0, 1, 2
 
@@ -138,7 +138,7 @@ def _provider_or_exit(provider: str) -> str:
 def _fail_on_from(report: object) -> str:
     """The failing severity configured for the checked files (the strictest of them)."""
     from promptlint import config as config_mod
-    from promptlint.findings import Report, severity_rank
+    from promptlint.core.findings import Report, severity_rank
 
     assert isinstance(report, Report)
     levels = []

@@ -12,10 +12,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from promptlint.findings import SEVERITIES
-from promptlint.ir import SYNTAXES
-from promptlint.tokens import DEFAULT_MODEL
-from promptlint.volatility import FREQUENCIES, KINDS, Overrides
+from promptlint.core.findings import SEVERITIES
+from promptlint.core.ir import SYNTAXES
+from promptlint.core.tokens import DEFAULT_MODEL
+from promptlint.core.volatility import FREQUENCIES, KINDS, Overrides
 
 DEFAULT_INCLUDE: tuple[str, ...] = (
     "*.md", "*.markdown", "*.mdx", "*.txt", "*.prompt", "*.j2", "*.jinja", "*.jinja2",

@@ -58,7 +58,7 @@ def _ignored(path: Path, is_dir: bool, stop: Path) -> bool:
     return False
 
 
-def walk(root: str, config: Config) -> Iterator[str]:
+def prompt_files(root: str, config: Config) -> Iterator[str]:
     """Prompt files under a folder, sorted, as paths that start with ``root`` as given."""
     base = Path(root)
     excludes = config.exclude + config.extend_exclude

@@ -36,17 +36,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from promptlint.analysis import Analysis, Unit, analyze, find_units
+from promptlint.core.analysis import Analysis, Unit, analyze, find_units
 from promptlint.config import Config
-from promptlint.ir import Block, Segment, Slot, Span, Tag, Template, Text, walk
+from promptlint.core.ir import RENDERED_BLOCKS, Block, Segment, Slot, Span, Tag, Template, Text, walk
 from promptlint.loaders import LoadError, load_text
-from promptlint.volatility import PRECISIONS, Overrides, precision_of_format
+from promptlint.core.volatility import PRECISIONS, Overrides, precision_of_format
 
 # How many random value sets the rendering proof uses.
 PROOF_ROUNDS = 4
 
-_RENDERED_BLOCKS = frozenset({"if", "for", "raw", "call", "filter", "block", "with", "autoescape", "trans",
-                              "section", "inverted", "each", "unless"})
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$|^\s*\|\s*:?-+:?\s*\|\s*$")
@@ -845,7 +843,7 @@ def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: b
                     key = key.replace(seg.expr.format_spec, "")
                 out.append(f"{key}{scope}~{salt}{round_}")
             elif isinstance(seg, Block):
-                if seg.kind not in _RENDERED_BLOCKS:
+                if seg.kind not in RENDERED_BLOCKS:
                     continue
                 key = seg.expr.source if seg.expr is not None else seg.kind
                 branches: list[list[Segment]] = [[]]
@@ -924,7 +922,7 @@ def prove(
     if again.source != new_source:
         problems.append("not idempotent: fixing the result would change it again")
 
-    from promptlint import tokens
+    from promptlint.core import tokens
 
     encoding = tokens.encoding_name_for_model(config.target_model)
     before_analysis = analyze(original, encoding, config.overrides)
@@ -948,7 +946,7 @@ def prove(
 
 def plan_fix(template: Template, config: Config | None = None, unsafe: bool = False) -> FixPlan:
     """The proved rewrite of one template (``plan.changed``), or the reasons there is none."""
-    from promptlint import tokens
+    from promptlint.core import tokens
 
     config = config or Config()
     encoding = tokens.encoding_name_for_model(config.target_model)
@@ -1084,7 +1082,7 @@ def fix_file(
     provider: str | None = None,
 ) -> FixResult:
     """Plan, prove and (with ``write``) apply the fix to one file."""
-    from promptlint import tokens
+    from promptlint.core import tokens
     from promptlint.api import _describe, _syntax_for, config_for_file
     from promptlint.config import ConfigError
     from promptlint.loaders import load_bytes, read_bytes

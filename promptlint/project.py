@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from promptlint import tokens
-from promptlint.analysis import Analysis, analyze
+from promptlint.core import tokens
+from promptlint.core.analysis import Analysis, analyze
 from promptlint.config import Config
-from promptlint.findings import FileResult, Finding
-from promptlint.ir import Segment, Tag, Template
+from promptlint.core.findings import FileResult, Finding
+from promptlint.core.ir import Segment, Tag, Template
 from promptlint.loaders import LoadError, load_file
-from promptlint.volatility import Volatility
+from promptlint.core.volatility import Volatility
 
 
 @dataclass
@@ -118,7 +118,7 @@ class IncludedValue:
 def include_resolver(path: str, config: Config, project: Project) -> Callable[[Tag], IncludedValue | None]:
     """For one file: the :class:`IncludedValue` of each include or partial whose file
     (or a file it includes, within the including file's project root) is volatile."""
-    from promptlint.analysis import worst_first
+    from promptlint.core.analysis import worst_first
 
     root = project_root(path, config)
     owner = CheckedFile(path, Template(path, "", "", []), None, config)  # type: ignore[arg-type]

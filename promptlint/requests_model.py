@@ -27,7 +27,7 @@ from functools import lru_cache
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
-from promptlint import tokens as tokens_mod
+from promptlint.core import tokens as tokens_mod
 
 JsonPath = tuple[str | int, ...]
 

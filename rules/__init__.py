@@ -4,5 +4,5 @@ Each module defines ``CODE`` (``PC101``), ``NAME`` (kebab-case), ``SUMMARY`` (on
 ``FIX`` (``"safe"``, ``"unsafe"`` or ``None``), a docstring in ruff's shape (What it
 does / Why is this bad? / Example / Use instead / Fix safety / Options), and either
 ``check(ctx)`` (one file) or ``check_project(files, config)`` (several files), each
-yielding :class:`promptlint.findings.Finding`.
+yielding :class:`promptlint.core.findings.Finding`.
 """

@@ -46,10 +46,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from promptlint.config import Config
-from promptlint.findings import Finding
+from promptlint.core.findings import Finding
 from promptlint.project import CheckedFile, Project
-from promptlint.severity import how_often, severity_for
-from promptlint.volatility import Volatility
+from promptlint.core.severity import how_often, severity_for
+from promptlint.core.volatility import Volatility
 
 CODE = "PC106"
 NAME = "assembly-order"

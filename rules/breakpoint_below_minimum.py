@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from promptlint import requests_model
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
-from promptlint.ir import Span
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
+from promptlint.core.ir import Span
 
 CODE = "PC205"
 NAME = "breakpoint-below-minimum"

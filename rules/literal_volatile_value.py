@@ -35,9 +35,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
-from promptlint.ir import Block, Segment, Span, Text
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
+from promptlint.core.ir import Block, Segment, Span, Text
 
 CODE = "PC105"
 NAME = "literal-volatile-value"
@@ -132,6 +132,6 @@ def _scan(line: str) -> Iterator[tuple[int, int, str]]:
 
 def _tokens_after(ctx: RuleContext, source_offset: int) -> int:
     """Tokens of the file after a source offset (static files render as they read)."""
-    from promptlint import tokens
+    from promptlint.core import tokens
 
     return tokens.count(ctx.template.source[source_offset:], ctx.analysis.encoding)

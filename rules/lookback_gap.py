@@ -30,9 +30,9 @@ import itertools
 from collections.abc import Iterator
 
 from promptlint import providers, requests_model
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
-from promptlint.ir import Span
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
+from promptlint.core.ir import Span
 
 CODE = "PC206"
 NAME = "lookback-gap"

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint import tokens
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
-from promptlint.ir import Span
+from promptlint.core import tokens
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
+from promptlint.core.ir import Span
 
 CODE = "PC107"
 NAME = "prefix-below-minimum"

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
 
 CODE = "PC103"
 NAME = "timestamp-precision"

@@ -37,10 +37,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
 from promptlint.fix import is_fixable
-from promptlint.severity import severity_for
+from promptlint.core.severity import severity_for
 
 CODE = "PC102"
 NAME = "unsorted-tool-loop"

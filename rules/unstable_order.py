@@ -31,9 +31,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from promptlint import requests_model
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
-from promptlint.ir import Span
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
+from promptlint.core.ir import Span
 
 CODE = "PC207"
 NAME = "unstable-order"

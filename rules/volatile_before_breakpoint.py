@@ -36,10 +36,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from promptlint import requests_model
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
-from promptlint.ir import Span
-from promptlint.severity import is_substantial
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
+from promptlint.core.ir import Span
+from promptlint.core.severity import is_substantial
 
 CODE = "PC201"
 NAME = "volatile-before-breakpoint"

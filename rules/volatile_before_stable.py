@@ -48,10 +48,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
 from promptlint.fix import is_fixable
-from promptlint.severity import how_often, is_substantial, severity_for
+from promptlint.core.severity import how_often, is_substantial, severity_for
 
 CODE = "PC101"
 NAME = "volatile-before-stable"

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint.findings import Finding
+from promptlint.core.findings import Finding
 from promptlint.fix import is_fixable
-from promptlint.ir import Tag
+from promptlint.core.ir import Tag
 from promptlint.project import CheckedFile, Project
-from promptlint.severity import how_often, severity_for
-from promptlint.volatility import Volatility
+from promptlint.core.severity import how_often, severity_for
+from promptlint.core.volatility import Volatility
 
 CODE = "PC104"
 NAME = "volatile-include"

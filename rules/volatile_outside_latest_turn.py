@@ -31,10 +31,10 @@ import itertools
 from collections.abc import Iterator
 
 from promptlint import requests_model
-from promptlint.context import RuleContext
-from promptlint.findings import Finding
-from promptlint.ir import Span
-from promptlint.severity import is_substantial
+from promptlint.core.context import RuleContext
+from promptlint.core.findings import Finding
+from promptlint.core.ir import Span
+from promptlint.core.severity import is_substantial
 
 CODE = "PC208"
 NAME = "volatile-outside-latest-turn"

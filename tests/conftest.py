@@ -122,7 +122,7 @@ def write(tmp_path: Path) -> Callable[..., Path]:
 
 def assert_tiles(template) -> None:  # type: ignore[no-untyped-def]
     """The leaf spans of a template cover its source exactly: in order, no gap, no overlap."""
-    from promptlint.ir import leaf_spans
+    from promptlint.core.ir import leaf_spans
 
     spans = list(leaf_spans(template.segments))
     source = template.source

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from promptlint import cachecost
-from promptlint.analysis import analyze
+from promptlint.core.analysis import analyze
 from promptlint.loaders import load_file
 
 REPO = Path(__file__).resolve().parents[1]

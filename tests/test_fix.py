@@ -196,7 +196,7 @@ def test_values_behind_an_unmovable_one_are_not_moved() -> None:
 
 
 def test_is_fixable_agrees_with_the_plan() -> None:
-    from promptlint.analysis import find_units
+    from promptlint.core.analysis import find_units
 
     movable = load_text("p", f"Time {{{{ now() }}}}\n\n{RULES}\n", "jinja")
     fenced = load_text("p", f"```\n{{{{ now() }}}}\n```\n\n{RULES}\n", "jinja")

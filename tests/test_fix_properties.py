@@ -14,7 +14,7 @@ from collections import Counter
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from promptlint.analysis import analyze
+from promptlint.core.analysis import analyze
 from promptlint.fix import plan_fix
 from promptlint.loaders import LoadError, load_text
 

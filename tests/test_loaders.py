@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from promptlint.ir import Block, Slot, Tag, Template, Text, walk
+from promptlint.core.ir import Block, Slot, Tag, Template, Text, walk
 from promptlint.loaders import LoadError, load_file, load_text
 from promptlint.loaders.base import decode, detect_syntax
 
@@ -51,7 +51,7 @@ def rendered_text(template: Template) -> str:
 
 
 def test_tiling_helper_detects_gap_and_overlap(tiles) -> None:  # type: ignore[no-untyped-def]
-    from promptlint.ir import Span
+    from promptlint.core.ir import Span
 
     gap = Template("x", "markdown", "abcd", [Text(Span(0, 1), "a"), Text(Span(2, 4), "cd")])
     overlap = Template("x", "markdown", "abcd", [Text(Span(0, 3), "abc"), Text(Span(2, 4), "cd")])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from promptlint.ir import Slot, Tag, Text
+from promptlint.core.ir import Slot, Tag, Text
 from promptlint.loaders import LoadError, load_file, load_text
 from promptlint.requests_model import load, volatile_values
 

@@ -31,10 +31,10 @@ from typing import Any
 import pytest
 
 from promptlint.api import check_paths
-from promptlint.findings import SEVERITIES
+from promptlint.core.findings import SEVERITIES
 from promptlint.registry import rules
 from promptlint.testing import DEFAULT_FILENAMES, case_filename, load_cases, materialize
-from promptlint.volatility import KINDS
+from promptlint.core.volatility import KINDS
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
 

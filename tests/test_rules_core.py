@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from promptlint import tokens
-from promptlint.analysis import analyze, find_units, render
+from promptlint.core import tokens
+from promptlint.core.analysis import analyze, find_units, render
 from promptlint.api import check_text as _check_text
 from promptlint.config import Config
 from promptlint.loaders import load_text

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from promptlint import suppress
+from promptlint.core import suppress
 from promptlint.api import check_text
 from promptlint.config import Config
 

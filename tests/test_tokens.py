@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
-from promptlint import tokens
-from promptlint.analysis import analyze, find_units, render
+from promptlint.core import tokens
+from promptlint.core.analysis import analyze, find_units, render
 from promptlint.loaders import load_text
 
 # Token ids published by / reproducible with tiktoken for these encodings.

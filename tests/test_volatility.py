@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from promptlint.ir import Expr, Slot
+from promptlint.core.ir import Expr, Slot
 from promptlint.loaders import load_text
-from promptlint.volatility import Overrides, classify, precision_of_format, words
+from promptlint.core.volatility import Overrides, classify, precision_of_format, words
 
 
 def slot_expr(source: str, syntax: str) -> Expr:

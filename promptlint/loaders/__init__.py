@@ -1,11 +1,11 @@
-"""One loader per syntax; each turns source text into a :class:`~promptlint.ir.Template`."""
+"""One loader per syntax; each turns source text into a :class:`~promptlint.core.ir.Template`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
-from promptlint.ir import Template
+from promptlint.core.ir import Template
 from promptlint.loaders.base import LoadError, decode, detect_syntax
 
 __all__ = ["LoadError", "detect_syntax", "load_bytes", "load_file", "load_text", "read_bytes"]

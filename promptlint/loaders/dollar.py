@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from promptlint.ir import Expr, Segment, Slot, Span, Template, Text
+from promptlint.core.ir import Expr, Segment, Slot, Span, Template, Text
 from promptlint.loaders.base import LoadError
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*")

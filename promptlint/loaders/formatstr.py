@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import string
 
-from promptlint.ir import Expr, Segment, Slot, Span, Template, Text
+from promptlint.core.ir import Expr, Segment, Slot, Span, Template, Text
 from promptlint.loaders.base import LoadError
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
-from promptlint.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
+from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
 from promptlint.loaders.base import LoadError
 
 if TYPE_CHECKING:

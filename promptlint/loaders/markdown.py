@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from promptlint.ir import Span, Template, Text
+from promptlint.core.ir import Span, Template, Text
 
 
 def load(path: str, source: str) -> Template:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 
-from promptlint.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
+from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
 from promptlint.loaders.base import LoadError
 
 # Handlebars helpers that sort what they are given.

@@ -18,7 +18,7 @@ is not the source order).
 from __future__ import annotations
 
 from promptlint import requests_model
-from promptlint.ir import Expr, Segment, Slot, Span, Tag, Template, Text
+from promptlint.core.ir import Expr, Segment, Slot, Span, Tag, Template, Text
 from promptlint.loaders.base import LoadError
 
 _FORMATS = {

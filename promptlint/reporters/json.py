@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from promptlint.findings import Report
+from promptlint.core.findings import Report
 
 
 def render(report: Report) -> str:

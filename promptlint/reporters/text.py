@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from promptlint.findings import FileResult, Finding, Report
+from promptlint.core.findings import FileResult, Finding, Report
 
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 _CONTEXT_LINES = 1

@@ -16,13 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from promptlint import tokens
-from promptlint.ir import Block, Expr, Segment, Slot, Tag, Template, Text, walk
-from promptlint.volatility import Overrides, Volatility, classify
+from promptlint.core import tokens
+from promptlint.core.ir import RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
+from promptlint.core.volatility import Overrides, Volatility, classify
 
-# Blocks whose body is rendered where the block stands (a {% set %} or macro body is not).
-_RENDERED_BLOCKS = frozenset({"if", "for", "raw", "call", "filter", "block", "with", "autoescape", "trans",
-                              "section", "inverted", "each", "unless"})
 # Blocks whose expression is a collection iterated in order.
 _LOOP_BLOCKS = frozenset({"for", "each", "section"})
 # Mustache/Handlebars blocks that change the lookup context to their value.
@@ -121,7 +118,7 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                         expr = Expr(source=f"{{% include {seg.target!r} %}}", path=(seg.target or "",))
                         units.append(Unit(seg, found.volatility, expr, depth, origin=found))
             elif isinstance(seg, Block):
-                if seg.kind not in _RENDERED_BLOCKS:
+                if seg.kind not in RENDERED_BLOCKS:
                     continue
                 if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS:
                     vol = classify(seg.expr, overrides, collection=True)
@@ -215,7 +212,7 @@ def render(
                 else:
                     emit(seg.expr.name)
             elif isinstance(seg, Block):
-                if seg.kind not in _RENDERED_BLOCKS:
+                if seg.kind not in RENDERED_BLOCKS:
                     continue
                 if unit is not None:
                     if variant is None:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from promptlint.ir import Expr
+from promptlint.core.ir import Expr
 
 KINDS: tuple[str, ...] = (
     "timestamp",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from promptlint.findings import Finding
+from promptlint.core.findings import Finding
 
 _DIRECTIVE = re.compile(
     r"(?:\{#|<!--|\{\{!)-?\s*promptlint:\s*(disable-file|disable-next-line|disable)"

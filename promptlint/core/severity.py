@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from promptlint.findings import lower_severity
-from promptlint.volatility import Volatility
+from promptlint.core.findings import lower_severity
+from promptlint.core.volatility import Volatility
 
 # "Substantial stable content after it": roughly 100+ tokens or 10 %+ of the prompt.
 SUBSTANTIAL_TOKENS = 100

@@ -27,6 +27,11 @@ Syntax = Literal["jinja", "mustache", "format", "dollar", "markdown", "json"]
 SYNTAXES: tuple[str, ...] = ("jinja", "mustache", "format", "dollar", "markdown", "json")
 
 
+# Blocks whose body is rendered where the block stands (a {% set %} or macro body is not).
+RENDERED_BLOCKS = frozenset({"if", "for", "raw", "call", "filter", "block", "with", "autoescape", "trans",
+                             "section", "inverted", "each", "unless"})
+
+
 @dataclass(frozen=True)
 class Position:
     """A 1-based line and column."""

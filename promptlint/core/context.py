@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from promptlint.analysis import Analysis, Unit
+from promptlint.core.analysis import Analysis, Unit
 from promptlint.config import Config
-from promptlint.findings import Finding
-from promptlint.ir import Span, Template
+from promptlint.core.findings import Finding
+from promptlint.core.ir import Span, Template
 
 
 @dataclass
