@@ -130,8 +130,11 @@ def _check_file(
     return checked.result, checked
 
 
-def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str], list[str]]:
-    """Files to check from the given paths, and one error line per path that gives none."""
+def expand(
+    paths: Iterable[str], config: Config | None = None, skipped: list[str] | None = None
+) -> tuple[list[str], list[str]]:
+    """Files to check from the given paths, and one error line per path that gives none.
+    Entries of walked folders that cannot be checked are added to ``skipped``."""
     files: list[str] = []
     errors: list[str] = []
     for path in paths:
@@ -141,7 +144,7 @@ def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str
             except ConfigError as exc:
                 errors.append(str(exc))
                 continue
-            found = list(prompt_files(path, folder_config))
+            found = list(prompt_files(path, folder_config, skipped))
             if not found:
                 errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
             files.extend(found)
@@ -152,9 +155,12 @@ def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str
     return files, errors
 
 
-def collect(paths: Sequence[str], config_file: str | None = None) -> tuple[list[str], Config | None, list[str]]:
+def collect(
+    paths: Sequence[str], config_file: str | None = None, skipped: list[str] | None = None
+) -> tuple[list[str], Config | None, list[str]]:
     """The files to work on (each once), the ``--config`` file's config if one was given,
-    and one error line per path or config that cannot be used."""
+    and one error line per path or config that cannot be used (skipped entries of walked
+    folders go to ``skipped``)."""
     explicit: Config | None = None
     if config_file is not None:
         try:
@@ -163,7 +169,7 @@ def collect(paths: Sequence[str], config_file: str | None = None) -> tuple[list[
             return [], None, [str(exc)]
         if explicit is None:
             return [], None, [f"{config_file}: no [tool.promptlint] table"]
-    found, errors = expand(paths, explicit)
+    found, errors = expand(paths, explicit, skipped)
     files: list[str] = []
     seen: set[str] = set()
     for path in found:
@@ -182,7 +188,7 @@ def check_paths(
 ) -> Report:
     """Check files and folders. ``options`` override config keys (``select``, ``model``…)."""
     report = Report()
-    files, explicit, report.errors = collect(paths, config_file)
+    files, explicit, report.errors = collect(paths, config_file, report.warnings)
     project = Project()
     for path in files:
         result, checked = _check_file(path, explicit, syntax, options, project)

@@ -14,10 +14,19 @@ from promptlint.core.ir import SYNTAXES
 EXIT_OK, EXIT_FINDINGS, EXIT_FAILED = 0, 1, 2
 
 
-def _codes(value: str | None) -> tuple[str, ...] | None:
+def _codes(value: str | None, option: str) -> tuple[str, ...] | None:
+    """Rule codes or prefixes from ``--select``/``--ignore``; one that names no rule is an
+    error (exit 2), never a silently empty run."""
     if value is None:
         return None
-    return tuple(c.strip().upper() for c in value.split(",") if c.strip())
+    from promptlint.config import unknown_rule_codes
+
+    codes = tuple(c.strip().upper() for c in value.split(",") if c.strip())
+    problem = unknown_rule_codes(codes)
+    if problem:
+        click.echo(f"error: {option}: {problem}", err=True)
+        sys.exit(EXIT_FAILED)
+    return codes
 
 
 class _Group(click.Group):
@@ -96,8 +105,8 @@ def check(
         syntax=syntax,
         model=model,
         provider=provider,
-        select=_codes(select),
-        ignore=_codes(ignore),
+        select=_codes(select, "--select"),
+        ignore=_codes(ignore, "--ignore"),
         fail_on=fail_on,
     )
     if output_format == "json":

@@ -20,6 +20,7 @@ from promptlint.core.volatility import FREQUENCIES, KINDS, Overrides
 DEFAULT_INCLUDE: tuple[str, ...] = (
     "*.md", "*.markdown", "*.mdx", "*.txt", "*.prompt", "*.j2", "*.jinja", "*.jinja2",
     "*.mustache", "*.hbs", "*.handlebars", "*.fmt", "*.tmpl",
+    "*.json",  # request bodies only: other JSON is skipped by shape (discovery.py)
 )
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox",
@@ -79,6 +80,10 @@ class Config:
 
     def with_options(self, **options: Any) -> Config:
         """A copy with command-line options applied (None means "not given")."""
+        for key in ("select", "ignore"):
+            problem = unknown_rule_codes(tuple(options.get(key) or ()))
+            if problem:
+                raise ConfigError(f"`{key}`: {problem}")
         return replace(self, **{k: v for k, v in options.items() if v is not None})
 
 
@@ -104,6 +109,11 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
         attr = key.replace("-", "_")
         if key in ("select", "ignore", "include", "exclude", "extend-exclude", "stable"):
             values[attr] = _as_tuple(path, raw_key, value)
+            if key in ("select", "ignore"):
+                values[attr] = tuple(code.upper() for code in values[attr])
+                problem = unknown_rule_codes(values[attr])
+                if problem:
+                    raise ConfigError(f"{path}: `{raw_key}`: {problem}")
         elif key in ("model", "provider"):
             if not isinstance(value, str):
                 raise ConfigError(f"{path}: `{raw_key}` must be a string")
@@ -138,6 +148,16 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
                 raise ConfigError(f"{path}: `{raw_key}` must be a table")
             values[attr] = dict(value)
     return Config(**values)
+
+
+def unknown_rule_codes(patterns: tuple[str, ...]) -> str | None:
+    """A one-line complaint about ``select``/``ignore`` entries that match no rule, or None."""
+    from promptlint.registry import describe_known_codes, unknown_codes
+
+    unknown = unknown_codes(patterns)
+    if not unknown:
+        return None
+    return f"unknown rule code{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} ({describe_known_codes()})"
 
 
 def _parse_volatile(path: Path, value: Any) -> dict[str, tuple[str, str]]:

@@ -1,10 +1,16 @@
 """Which files to check: paths as given, folders walked with include/exclude globs,
-``.gitignore`` files respected (through pathspec, git's own wildmatch rules)."""
+``.gitignore`` files respected (through pathspec, git's own wildmatch rules).
+
+A folder walk picks up ``.json`` files only when they are OpenAI or Anthropic request
+bodies (judged by shape); other JSON (package.json, fixtures, schemas) is skipped quietly.
+Entries that cannot be read as files (a symlink loop, a dangling link, a FIFO) are skipped
+with a warning that names them, and the rest is checked."""
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -58,23 +64,83 @@ def _ignored(path: Path, is_dir: bool, stop: Path) -> bool:
     return False
 
 
-def prompt_files(root: str, config: Config) -> Iterator[str]:
-    """Prompt files under a folder, sorted, as paths that start with ``root`` as given."""
+# How much of a .json file is read to decide whether it may be a request body.
+_SNIFF_BYTES = 65536
+_REQUEST_KEYS = re.compile(rb'"(?:messages|input|instructions|system)"\s*:')
+
+
+def is_request_body_file(path: str) -> bool:
+    """Whether a JSON file is an OpenAI or Anthropic request body (or an array of them).
+
+    Cheap for the JSON a repository is full of: only a file whose head names a request key
+    is parsed, and its shape decides."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError:
+        return False
+    if not _REQUEST_KEYS.search(head):
+        return False
+    from promptlint import requests_model
+
+    try:
+        requests_model.load_cached(Path(path).read_text(encoding="utf-8-sig"))
+    except (requests_model.RequestError, OSError, UnicodeDecodeError, RecursionError, ValueError):
+        return False
+    return True
+
+
+def _unusable(path: Path) -> str | None:
+    """Why a directory entry cannot be checked as a file, or None when it can."""
+    try:
+        resolved = path.resolve(strict=True)
+    except RuntimeError:
+        return "symlink loop"
+    except FileNotFoundError:
+        return "dangling symlink"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not resolved.is_file():
+        return "not a regular file"
+    return None
+
+
+def prompt_files(root: str, config: Config, skipped: list[str] | None = None) -> Iterator[str]:
+    """Prompt files under a folder, sorted, as paths that start with ``root`` as given.
+
+    Entries that cannot be checked are appended to ``skipped`` as ``path: reason``."""
     base = Path(root)
+    stop = base.resolve()
     excludes = config.exclude + config.extend_exclude
-    for folder, dirs, files in os.walk(base):
+    for folder, dirs, files in os.walk(base, onerror=lambda exc: _note(skipped, exc.filename, exc.strerror)):
         here = Path(folder)
-        dirs[:] = sorted(
-            d for d in dirs
-            if not _matches(d, (here / d).relative_to(base).as_posix(), excludes)
-            and not _ignored((here / d).resolve(), True, base.resolve())
-        )
+        kept = []
+        for d in sorted(dirs):
+            if _matches(d, (here / d).relative_to(base).as_posix(), excludes):
+                continue
+            why = _unusable(here / d) if (here / d).is_symlink() else None
+            if why is not None:
+                _note(skipped, os.path.join(folder, d), why)
+            elif not _ignored((here / d).resolve(), True, stop):
+                kept.append(d)
+        dirs[:] = kept
         for name in sorted(files):
             rel = (here / name).relative_to(base).as_posix()
             if _matches(name, rel, excludes) or not _matches(name, rel, config.include):
                 continue
-            if _ignored((here / name).resolve(), False, base.resolve()):
-                continue
             found = os.path.join(folder, name)
+            why = _unusable(here / name)
+            if why is not None:
+                _note(skipped, found, why)
+                continue
+            if _ignored((here / name).resolve(), False, stop):
+                continue
+            if name.lower().endswith(".json") and not is_request_body_file(found):
+                continue
             # `check .` reports `sub/x.md`, not `./sub/x.md`; other roots keep their spelling.
             yield os.path.relpath(found) if base == Path(".") else found
+
+
+def _note(skipped: list[str] | None, path: str | None, why: str | None) -> None:
+    if skipped is not None:
+        skipped.append(f"{path}: skipped ({why})")

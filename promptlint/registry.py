@@ -34,6 +34,20 @@ def rules() -> tuple[ModuleType, ...]:
     return tuple(found[code] for code in sorted(found))
 
 
+def unknown_codes(patterns: tuple[str, ...]) -> list[str]:
+    """The ``select``/``ignore`` entries that name no rule: neither a code, a prefix of one,
+    nor ``ALL``. A typo there would silently turn the linter off."""
+    codes = [rule.CODE for rule in rules()]
+    return [p for p in patterns if p != "ALL" and not any(code.startswith(p) for code in codes)]
+
+
+def describe_known_codes() -> str:
+    """``PC101, PC102, …; or a prefix (PC, PC1, PC2) or ALL`` for error messages."""
+    codes = [rule.CODE for rule in rules()]
+    prefixes = sorted({code[:3] for code in codes})
+    return f"known: {', '.join(codes)}; or a prefix ({', '.join(['PC', *prefixes])}) or ALL"
+
+
 def by_code(code: str) -> ModuleType | None:
     code = code.upper()
     return next((r for r in rules() if r.CODE == code or r.NAME == code.lower()), None)

@@ -79,6 +79,8 @@ class Report:
     errors: list[str] = field(default_factory=list)
     # Findings about files that were not checked themselves (a config file's `order`).
     extra_findings: list[Finding] = field(default_factory=list)
+    # Things the run skipped and says so without failing (a symlink loop in a folder).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:

@@ -11,4 +11,6 @@ def render(report: Report) -> str:
     data = report.to_json()
     if report.errors:
         data["errors"] = list(report.errors)
+    if report.warnings:
+        data["warnings"] = list(report.warnings)
     return json.dumps(data, indent=2, ensure_ascii=False)

@@ -68,6 +68,8 @@ def _print_finding(console: Console, finding: Finding, sources: dict[str, list[s
 def render(report: Report, console: Console, sources: dict[str, list[str]], show_frames: bool = True) -> None:
     for message in report.errors:
         console.print(Text("error: ", style="bold red") + Text(message))
+    for message in report.warnings:
+        console.print(Text("warning: ", style="bold yellow") + Text(message))
     for finding in report.extra_findings:
         _print_finding(console, finding, sources, show_frames)
     for result in report.files:
