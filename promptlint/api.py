@@ -203,7 +203,11 @@ def _check_project(project: Project, report: Report) -> None:
     """Rules that read several files: findings land in the file they point at."""
     by_path = {r.path: r for r in report.files}
     for rule in rules():
-        if not hasattr(rule, "check_project"):
+        # --select/--ignore apply to the run: a rule no checked file enables reports nothing,
+        # also on files that were not checked themselves (a workspace config).
+        if not hasattr(rule, "check_project") or not any(
+            c.config.rule_enabled(rule.CODE) for c in project.files if c.result is not None
+        ):
             continue
         for finding in rule.check_project(project):
             target = by_path.get(finding.path)

@@ -43,8 +43,10 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
+from promptlint import config as config_mod
 from promptlint.config import Config
 from promptlint.core.findings import Finding
 from promptlint.project import CheckedFile, Project
@@ -99,7 +101,7 @@ def _groups(project: Project) -> Iterator[tuple[Path, list[tuple[str, Path]], Co
     """(base folder, ordered files, config, order came from config) per assembled prompt."""
     seen: set[Path] = set()
     for checked in project.files:
-        config = checked.config
+        config = _assembly_config(checked)
         if config.path is not None and config.assembly.get("order"):
             base = config.path.parent.resolve()
             if base not in seen:
@@ -113,6 +115,21 @@ def _groups(project: Project) -> Iterator[tuple[Path, list[tuple[str, Path]], Co
         if sum(1 for rel, _ in present if "/" not in rel) >= 2:
             seen.add(folder)
             yield folder, present, config, False
+
+
+def _assembly_config(checked: CheckedFile) -> Config:
+    """The config whose ``[assembly]`` describes the file's workspace: its own, or, when it
+    has none (a ``--config`` file with rule settings only), the workspace's own config.
+    How the agent assembles its files is a fact of the workspace, not of a run's options."""
+    if checked.config.assembly.get("order"):
+        return checked.config
+    try:
+        own = config_mod.find_for(Path(checked.path).resolve().parent)
+    except config_mod.ConfigError:
+        return checked.config
+    if own.path is None or not own.assembly.get("order"):
+        return checked.config
+    return replace(own, select=checked.config.select, ignore=checked.config.ignore)
 
 
 def entry_is_volatile(entry: str, config: Config, project: Project) -> bool:

@@ -98,3 +98,35 @@ def test_check_on_the_shipped_requests_folder_finds_the_bodies(run_cli):
     names = sorted(Path(f["path"]).name for f in json.loads(result.stdout)["files"])
     assert names == ["anthropic_clean.json", "anthropic_timestamp.json", "openai_chat.json"]
     assert result.exit_code == 1
+
+
+# -- 12. workspace [assembly]: counted honestly, kept with --config, obeys --ignore ------
+
+WORKSPACE = REPO_ROOT / "fixtures/workspaces/memory-first"
+
+
+def test_a_finding_in_the_workspace_config_is_counted_as_a_file_drawn_on(run_cli):
+    result = run_cli("check", str(WORKSPACE / "SOUL.md"), "--no-frames")
+    assert result.exit_code == 1
+    tail = result.stdout.strip().splitlines()[-1]
+    assert tail.startswith("1 file(s) checked (plus 1 they draw on: ") and "promptlint.toml" in tail
+
+
+def test_config_file_without_assembly_keeps_the_workspace_assembly_check(run_cli, tmp_path):
+    explicit = tmp_path / "promptlint.toml"
+    explicit.write_text('fail-on = "error"\n')
+    result = run_cli("check", str(WORKSPACE / "SOUL.md"), "--config", str(explicit), "--format", "json")
+    assert result.exit_code == 1
+    assert [f["rule"] for f in json.loads(result.stdout)["findings"]] == ["PC106"]
+
+
+def test_ignore_reaches_findings_in_files_the_run_draws_on(run_cli):
+    result = run_cli("check", str(WORKSPACE / "SOUL.md"), "--ignore", "PC106", "--format", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["findings"] == []
+
+
+def test_readme_documents_the_assembly_table():
+    readme = (REPO_ROOT / "README.md").read_text()
+    config_section = readme.split("### Configuration", 1)[1].split("\n## ", 1)[0]
+    assert "[tool.promptlint.assembly]" in config_section and "order = [" in config_section

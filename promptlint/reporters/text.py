@@ -11,30 +11,62 @@ _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 _CONTEXT_LINES = 1
 
 
-def _frame(finding: Finding, lines: list[str]) -> Text:
-    """The finding's line with one line of context each side and the value underlined."""
+def _clip(source: str, start: int, end: int, room: int) -> tuple[str, int, int]:
+    """The part of a line that fits ``room`` columns around ``[start, end)``, with an
+    ellipsis where it was cut, and the span's offsets in that part. A one-line JSON body
+    would otherwise print its whole 12,000-character line."""
+    if len(source) <= room:
+        return source, start, end
+    room = max(room, 12)
+    # Keep some context before the span, then as much of the span as fits.
+    left = max(0, min(start - room // 4, len(source) - room))
+    right = min(len(source), left + room)
+    head = "…" if left > 0 else ""
+    tail = "…" if right < len(source) else ""
+    left += len(head)
+    right -= len(tail)
+    shown = head + source[left:right] + tail
+    shift = left - len(head)
+
+    def clip(offset: int) -> int:
+        return max(len(head), min(offset - shift, len(shown) - len(tail)))
+
+    return shown, clip(start), clip(end)
+
+
+def _frame(finding: Finding, lines: list[str], width: int) -> Text:
+    """The finding's line with one line of context each side and the value underlined,
+    each clipped to the terminal width around the value."""
     out = Text()
     first = max(1, finding.line - _CONTEXT_LINES)
     last = min(len(lines), finding.line + _CONTEXT_LINES)
-    width = len(str(last))
+    number_width = len(str(last))
+    room = width - (number_width + 6)
     for number in range(first, last + 1):
-        source = lines[number - 1].rstrip("\r\n").expandtabs(1)
+        source = _printable(lines[number - 1].rstrip("\r\n").expandtabs(1))
         marker = ">" if number == finding.line else " "
-        out.append(f" {marker} {number:>{width}} │ ", style="dim")
+        out.append(f" {marker} {number:>{number_width}} │ ", style="dim")
         if number == finding.line:
             start = finding.column - 1
             end = finding.end_column - 1 if finding.end_line == finding.line else len(source)
+            source, start, end = _clip(source, start, max(start, min(end, len(source))), room)
             out.append(source[:start])
             out.append(source[start:end], style=_STYLE[finding.severity].replace("bold ", "") + " underline")
             out.append(source[end:])
             out.append("\n")
             underline = max(1, min(end, len(source)) - start)
-            out.append(f"   {'':>{width}} │ " + " " * start, style="dim")
+            out.append(f"   {'':>{number_width}} │ " + " " * start, style="dim")
             out.append("^" * underline, style=_STYLE[finding.severity])
         else:
-            out.append(source)
+            out.append(_clip(source, 0, 0, room)[0])
         out.append("\n")
     return out
+
+
+def _printable(line: str) -> str:
+    """A source line with control characters shown as ``?``: a template's escape sequences
+    must not drive the user's terminal. One character for one, so columns still match."""
+    return "".join(c if c.isprintable() or c == " " else "?" for c in line)
 
 
 def _summary(result: FileResult) -> Text:
@@ -62,7 +94,7 @@ def _print_finding(console: Console, finding: Finding, sources: dict[str, list[s
     console.print(head)
     lines = sources.get(finding.path)
     if show_frames and lines and 0 < finding.line <= len(lines):
-        console.print(_frame(finding, lines), end="")
+        console.print(_frame(finding, lines, console.width), end="")
 
 
 def render(report: Report, console: Console, sources: dict[str, list[str]], show_frames: bool = True) -> None:
@@ -80,7 +112,13 @@ def render(report: Report, console: Console, sources: dict[str, list[str]], show
             console.print()
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in ("error", "warning", "info")}
     failed = sum(1 for r in report.files if r.error) + len(report.errors)
-    tail = Text(f"{len(report.files)} file(s) checked: ")
+    # Findings can land in files the run was not given (a workspace's promptlint.toml for
+    # its [assembly] order): the count says so instead of hiding them under "1 file".
+    drawn_on = sorted({f.path for f in report.extra_findings})
+    tail = Text(f"{len(report.files)} file(s) checked")
+    if drawn_on:
+        tail.append(f" (plus {len(drawn_on)} they draw on: {', '.join(drawn_on)})")
+    tail.append(": ")
     tail.append(f"{counts['error']} error(s)", style=_STYLE["error"] if counts["error"] else "")
     tail.append(", ")
     tail.append(f"{counts['warning']} warning(s)", style=_STYLE["warning"] if counts["warning"] else "")
