@@ -80,5 +80,6 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 kind=kind,
                 frequency="per-request" if placed.per_request else "per-session",
                 tokens_lost=lost,
+                evidence=slot.expr.evidence if (slot := ctx.slot_at(*placed.span)) is not None else None,
                 json_path=requests_model.format_path(view.request.chunks[placed.chunk_index].path),
             )

@@ -17,6 +17,10 @@ a date) before stable text, and for per-request values at the very end of the sy
 prompt (the chat history that follows still pays for them); *info* for session- or
 day-stable values at the tail.
 
+In an OpenAI or Anthropic request body, the literal values it would find are reported by
+PC201 (before a `cache_control` breakpoint) and PC208 (outside the latest turn), once per
+value, with the value's JSON path.
+
 ## Example
 ```jinja
 You are Atlas, a coding assistant.
@@ -60,6 +64,8 @@ FIX = "safe"
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
+    if ctx.template.syntax == "json":
+        return  # in a request body PC201/PC208 report each value once, with its JSON path
     analysis = ctx.analysis
     tail_line = ctx.last_stable_line()
     for unit in analysis.units:

@@ -58,7 +58,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 continue
             if any(i >= placed.chunk_index for i, _ in markers):
                 continue  # PC201: a breakpoint follows it
-            after = max(0, total - placed.token_offset)
+            # The IR is the last body's: there the file's own count serves, so this finding,
+            # the file's summary and `--provider` agree on one figure.
+            slot = ctx.slot_at(*placed.span) if view is views[-1] else None
+            after = ctx.analysis.stable_tokens_after(slot) if slot is not None else max(0, total - placed.token_offset)
             literal = ctx.template.source[placed.span[0] : placed.span[1]]
             kind = "timestamp" if placed.value.kind == "timestamp" else "session-id"
             yield ctx.finding(
@@ -68,11 +71,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 severity="error" if placed.per_request and is_substantial(after, total) else "warning",
                 message=(
                     f"{kind} `{literal}` in {chunk.path_text} changes on every request, outside the latest turn: "
-                    f"≈{after:,} tokens after it miss the cache on every call; send it in the latest user message"
+                    f"{after:,} tokens after it miss the cache on every call; send it in the latest user message"
                 ),
                 kind=kind,
                 frequency="per-request" if placed.per_request else "per-session",
                 tokens_lost=after,
+                evidence=slot.expr.evidence if slot is not None else None,
                 json_path=chunk.path_text,
             )
     for previous, current in itertools.pairwise(views):

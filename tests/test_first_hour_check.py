@@ -130,3 +130,89 @@ def test_readme_documents_the_assembly_table():
     readme = (REPO_ROOT / "README.md").read_text()
     config_section = readme.split("### Configuration", 1)[1].split("\n## ", 1)[0]
     assert "[tool.promptlint.assembly]" in config_section and "order = [" in config_section
+
+
+# -- 13. code frames fit the terminal, clipped around the span ---------------------------
+
+def test_a_one_line_json_body_prints_frames_clipped_to_the_terminal(run_cli, tmp_path):
+    body = json.loads((REPO_ROOT / "fixtures/requests/openai_chat.json").read_text())
+    one_line = tmp_path / "one.json"
+    one_line.write_text(json.dumps(body))
+    assert len(one_line.read_text()) > 5000
+    result = run_cli("check", str(one_line))
+    frame_lines = [line for line in result.stdout.splitlines() if "│" in line]
+    assert frame_lines, result.stdout
+    assert max(len(line) for line in frame_lines) <= 80  # CliRunner's terminal is 80 wide
+    marked = [line for line in frame_lines if line.lstrip().startswith(">")]
+    assert all("…" in line and "2026-11-30T14:00:00Z" in line for line in marked)
+    assert len(result.stdout) < 4000
+
+
+def test_clip_keeps_the_span_under_its_caret():
+    from promptlint.reporters.text import _clip
+
+    source = "x" * 500 + "VALUE" + "y" * 500
+    shown, start, end = _clip(source, 500, 505, 60)
+    assert len(shown) <= 60 and shown[start:end] == "VALUE"
+    assert shown.startswith("…") and shown.endswith("…")
+    assert _clip("short line", 0, 5, 60) == ("short line", 0, 5)
+
+
+def test_escape_sequences_in_a_template_are_not_printed_raw(run_cli, write, long_rules):
+    path = write("a.j2", f"Now \x1b[2J{{{{ now().strftime('%H:%M') }}}}\n{long_rules}\n")
+    result = run_cli("check", str(path))
+    assert "\x1b[2J" not in result.stdout
+
+
+# -- 14. findings on request JSON: one per value, its own span, advice for that file -----
+
+BODY = {
+    "model": "gpt-5.5",
+    "messages": [
+        {"role": "system", "content": "Current time: 2026-12-01T10:42:17Z. Request id: req_8f3a9c2d71. "
+         "You are a helpful assistant for Acme.\n\n" + "\n".join(f"Policy {i}: be polite and cite sources."
+                                                                for i in range(40))},
+        {"role": "user", "content": "Where is my order?"},
+    ],
+}
+
+
+def _body_findings(run_cli, tmp_path, body=BODY):
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps(body, indent=2))
+    result = run_cli("check", str(path), "--format", "json")
+    return path, json.loads(result.stdout)
+
+
+def test_each_value_in_a_body_gets_its_own_span(run_cli, tmp_path):
+    path, data = _body_findings(run_cli, tmp_path)
+    source = path.read_text().splitlines()
+    values = {}
+    for f in data["findings"]:
+        values.setdefault(f["rule"], []).append(source[f["line"] - 1][f["column"] - 1 : f["end_column"] - 1])
+    assert values["PC208"] == ["2026-12-01T10:42:17Z", "req_8f3a9c2d71"]
+    assert values["PC103"] == ["2026-12-01T10:42:17Z"]
+
+
+def test_one_finding_per_value_and_one_token_count(run_cli, tmp_path):
+    _, data = _body_findings(run_cli, tmp_path)
+    cache_breakers = [f for f in data["findings"] if f["rule"] in ("PC101", "PC201", "PC208")]
+    by_value = {}
+    for f in cache_breakers:
+        by_value.setdefault((f["line"], f["column"]), []).append(f)
+    assert all(len(found) == 1 for found in by_value.values()), by_value
+    file_entry = data["files"][0]
+    first = cache_breakers[0]
+    # The same count the file's own summary is made of: not more tokens than the file has.
+    assert 0 < first["tokens_lost"] < file_entry["tokens"]
+
+
+def test_body_findings_name_the_literal_and_advice_that_fits_the_file(run_cli, tmp_path):
+    _, data = _body_findings(run_cli, tmp_path)
+    for f in data["findings"]:
+        assert "current_time" not in f["message"] and "request_id" not in f["message"]
+        assert "judged by the name" not in f["message"] and "judged by the name" not in (f.get("evidence") or "")
+        assert "after line" not in f["message"]
+    pc208 = [f for f in data["findings"] if f["rule"] == "PC208"]
+    assert all("messages[0].content" in f["message"] and "latest user message" in f["message"] for f in pc208)
+    assert pc208[0]["evidence"].startswith("a literal time of day")

@@ -203,7 +203,9 @@ def render(
                     emit(_slot_sample(unit.volatility, variant))
             elif isinstance(seg, Slot):
                 if unit is not None:
-                    if variant is not None:
+                    if variant == 0 and seg.expr.evidence:
+                        emit(seg.expr.source)  # a literal value: the first rendering is the file's own
+                    elif variant is not None:
                         emit(_slot_sample(unit.volatility, variant))
                 elif volatile_label is not None:
                     emit(f"{seg.expr.name}-{volatile_label}")

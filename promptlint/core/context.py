@@ -8,7 +8,7 @@ from typing import Any
 from promptlint.core.analysis import Analysis, Unit
 from promptlint.config import Config
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Span, Template
+from promptlint.core.ir import Slot, Span, Template
 
 
 @dataclass
@@ -63,6 +63,11 @@ class RuleContext:
             if self.template.lines.line_text(line).strip():
                 return line
         return 1
+
+    def slot_at(self, start: int, end: int) -> Slot | None:
+        """The slot whose span is exactly ``[start, end)`` (a literal value of a request body)."""
+        return next((s for s in self.template.walk() if isinstance(s, Slot) and (s.span.start, s.span.end) == (start, end)),
+                    None)
 
     def unit_span(self, unit: Unit) -> Span:
         """The span a finding points at: a slot, or a loop's opening tag."""

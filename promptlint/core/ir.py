@@ -98,6 +98,9 @@ class Expr:
     filters: tuple[str, ...] = ()
     format_spec: str | None = None
     literals: tuple[str, ...] = ()
+    # Set by loaders that read a literal value, not a variable (a timestamp in a request
+    # body): what the value is, said in findings instead of "judged by the name …".
+    evidence: str | None = None
 
     @property
     def name(self) -> str:

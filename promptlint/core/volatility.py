@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from promptlint.core.ir import Expr
@@ -281,8 +281,7 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
     its content.
     """
     overrides = overrides or Overrides()
-    name = expr.name
-    dotted = [".".join(p) for p in expr.paths] or [name]
+    dotted = [".".join(p) for p in expr.paths] or [expr.name]
     if any(n in overrides.stable or n.split(".")[0] in overrides.stable for n in dotted):
         return None
     for n in dotted:
@@ -290,6 +289,15 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
             if overrides.volatile and key in overrides.volatile:
                 kind, frequency = overrides.volatile[key]
                 return Volatility(kind, frequency, f"`{key}` is configured as {kind}", confidence="high")
+    found = _classify(expr, overrides, collection=collection)
+    if found is not None and expr.evidence:
+        return replace(found, evidence=expr.evidence, assumed=None, confidence="high")
+    return found
+
+
+def _classify(expr: Expr, overrides: Overrides | None, *, collection: bool) -> Volatility | None:
+    overrides = overrides or Overrides()
+    name = expr.name
 
     pinned = next((p for p in expr.paths if _is_pinned(p)), None)
     if pinned is not None:

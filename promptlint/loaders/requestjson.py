@@ -40,8 +40,12 @@ def value_expr(value: requests_model.VolatileValue, text: str) -> Expr:
             paths=((value.label,),),
             calls=("now",),
             format_spec=_FORMATS.get(value.precision or "second"),
+            evidence=f"a literal time of day to the {value.precision or 'second'}, written into the body"
+            if value.precision != "day" else "a literal date, written into the body",
         )
-    return Expr(source=literal, path=(value.label,), paths=((value.label,),))
+    what = value.label.replace("_", " ")
+    return Expr(source=literal, path=(value.label,), paths=((value.label,),),
+                evidence=f"a literal {what}, written into the body")
 
 
 def string_segments(source: str, start: int, end: int, text: str) -> list[Segment]:
