@@ -21,9 +21,9 @@ from promptlint.config import Config, ConfigError
 from promptlint.core.context import RuleContext
 from promptlint.discovery import prompt_files
 from promptlint.core.findings import FileResult, Finding, Report
-from promptlint.core.ir import Template
+from promptlint.core.ir import Tag, Template
 from promptlint.loaders import LoadError, load_file, load_text
-from promptlint.project import CheckedFile, Project, include_resolver
+from promptlint.project import CheckedFile, Project, include_problem, include_resolver
 from promptlint.registry import rules
 
 
@@ -196,12 +196,24 @@ def check_paths(
         if checked is not None:
             project.add(checked)
     _check_project(project, report)
+    for model in sorted({checked.config.target_model for checked in project.files}):
+        note = tokens.unknown_model_note(model)
+        if note is not None:
+            report.warnings.append(note)
     return report
 
 
 def _check_project(project: Project, report: Report) -> None:
-    """Rules that read several files: findings land in the file they point at."""
+    """Rules that read several files: findings land in the file they point at. An include
+    that cannot be followed is said, since its content goes unchecked."""
     by_path = {r.path: r for r in report.files}
+    for checked in project.files:
+        for tag in checked.template.walk():
+            if isinstance(tag, Tag) and tag.tag in ("include", "partial"):
+                problem = include_problem(checked, tag)
+                if problem is not None:
+                    where = checked.template.position(tag.span.start)
+                    report.warnings.append(f"{checked.path}:{where.line}:{where.column}: {tag.tag} {problem}")
     for rule in rules():
         # --select/--ignore apply to the run: a rule no checked file enables reports nothing,
         # also on files that were not checked themselves (a workspace config).

@@ -88,6 +88,9 @@ def check(
 
     if provider is not None:
         provider = _provider_or_exit(provider)
+    if unsafe_fixes and not (apply_fix or show_diff):
+        click.echo("error: --unsafe-fixes applies to a fix: add --fix (write) or --diff (show)", err=True)
+        sys.exit(EXIT_FAILED)
 
     if show_diff:
         # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
@@ -211,7 +214,8 @@ def _run_fix(
     )
     console = Console(highlight=False, soft_wrap=True, stderr=to_stderr)
     fixreport.render(report, console, show_diff=show_diff, write=write)
-    return fixreport.exit_code(report, check=check_only)
+    # `--diff` writes nothing, like `--check`: a fix it shows is still to be made (as ruff).
+    return fixreport.exit_code(report, check=check_only or show_diff)
 
 
 @main.command("replay")

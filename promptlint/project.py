@@ -95,6 +95,21 @@ def resolve_include(checked: CheckedFile, tag: Tag, root: Path | None = None) ->
     return None
 
 
+def include_problem(checked: CheckedFile, tag: Tag) -> str | None:
+    """Why an include or partial could not be followed (its content then goes unchecked),
+    or None when it resolves or names no file (a dynamic ``{% include name %}``)."""
+    if not tag.target or resolve_include(checked, tag) is not None:
+        return None
+    root = project_root(checked.path, checked.config)
+    here = Path(checked.path).resolve().parent
+    suffixes = _PARTIAL_SUFFIXES if tag.tag == "partial" else ("",)
+    for base in (here, root):
+        for suffix in suffixes:
+            if (base / (tag.target + suffix)).resolve().is_file():
+                return f"`{tag.target}` is outside the project root {root}: its content was not checked"
+    return f"`{tag.target}` not found beside the file or under {root}: its content was not checked"
+
+
 _MAX_INCLUDE_DEPTH = 10
 
 

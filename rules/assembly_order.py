@@ -50,7 +50,7 @@ from promptlint import config as config_mod
 from promptlint.config import Config
 from promptlint.core.findings import Finding
 from promptlint.project import CheckedFile, Project
-from promptlint.core.severity import how_often, severity_for
+from promptlint.core.severity import how_often, rebilled, severity_for, stable_tokens
 from promptlint.core.volatility import Volatility
 
 CODE = "PC106"
@@ -175,7 +175,7 @@ def check_project(project: Project) -> Iterator[Finding]:
             names = ", ".join(r for r, _ in stable_after[:4]) + (" …" if len(stable_after) > 4 else "")
             message = (
                 f"{rel} ({vol.evidence}; it {how_often(vol)}) is assembled before {names}: their "
-                f"{lost:,} stable tokens are re-billed on every call; "
+                f"{stable_tokens(lost)} are {rebilled(vol)}; "
                 + ("put it after them in `order`" if configured else
                    "assemble it after them, or set `[assembly] order` if your agent uses another order")
             )

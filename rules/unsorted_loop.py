@@ -40,12 +40,21 @@ from collections.abc import Iterator
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.fix import is_fixable
-from promptlint.core.severity import severity_for
+from promptlint.core.severity import rebilled, severity_for, stable_tokens
 
 CODE = "PC102"
 NAME = "unsorted-tool-loop"
 SUMMARY = "Loop over a tool list whose order can change between processes"
 FIX = "unsafe"
+
+
+# How to sort a loop, in the file's own syntax: Mustache and Handlebars have no sort, so
+# the list is sorted where the code fills the template.
+_SORT_IN_CODE = "sort the list in the code that fills the template (e.g. `sorted(tools, key=lambda t: t[\"name\"])`)"
+_SORT_ADVICE = {
+    "jinja": "sort it where it is rendered (`| sort(attribute=\"name\")`, or `| dictsort` for a mapping)",
+    "mustache": "Mustache has no sort: " + _SORT_IN_CODE,
+}
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -57,8 +66,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         severity = severity_for(unit.volatility, after, analysis.tokens)
         message = (
             f"loop over `{unit.expr.source}` is not sorted: its order can change between processes, "
-            f"and {after:,} stable tokens after it are re-billed whenever it does; "
-            f"sort it (`| sort(attribute=\"name\")` or `| dictsort`) where it is rendered"
+            f"and {stable_tokens(after)} after it are {rebilled(unit.volatility)}; {_SORT_ADVICE.get(ctx.template.syntax, _SORT_IN_CODE)}"
         )
         yield ctx.finding(
             CODE,

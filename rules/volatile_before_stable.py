@@ -55,7 +55,7 @@ from collections.abc import Iterator
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.fix import is_fixable
-from promptlint.core.severity import how_often, is_substantial, severity_for
+from promptlint.core.severity import how_often, is_substantial, rebilled, severity_for, stable_tokens
 
 CODE = "PC101"
 NAME = "volatile-before-stable"
@@ -79,16 +79,16 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         span = ctx.unit_span(unit)
         what = f"`{unit.expr.source}`" if len(unit.expr.source) <= 60 else f"`{unit.expr.name}`"
         if is_substantial(after, analysis.tokens):
-            cost = f"{after:,} stable tokens after it are re-billed on every call"
+            cost = f"{stable_tokens(after)} after it are {rebilled(vol)}"
             advice = f"move it after line {tail_line}"
             if vol.varies_per_request_or_user:
                 advice += ", or into the latest user message"
         else:
             cost = (
-                f"only {after:,} stable tokens follow it, but the chat history after the "
-                "system prompt is re-billed on every call"
+                f"only {stable_tokens(after)} follow it, but the chat history after the "
+                f"system prompt is {rebilled(vol)}"
                 if vol.varies_per_request_or_user
-                else f"only {after:,} stable tokens follow it"
+                else f"only {stable_tokens(after)} follow it"
             )
             advice = "move it into the latest user message" if vol.varies_per_request_or_user else "keep it at the tail"
         rests_on = vol.evidence + (f"; assumes {vol.assumed}" if vol.assumed else "")

@@ -35,7 +35,7 @@ from promptlint.core.findings import Finding
 from promptlint.fix import is_fixable
 from promptlint.core.ir import Tag
 from promptlint.project import CheckedFile, Project
-from promptlint.core.severity import how_often, severity_for
+from promptlint.core.severity import how_often, rebilled, severity_for, stable_tokens
 from promptlint.core.volatility import Volatility
 
 CODE = "PC104"
@@ -58,8 +58,8 @@ def check_project(project: Project) -> Iterator[Finding]:
             yield _finding(
                 checked, tag.span.start, tag.span.end, severity, vol,
                 f"include of `{tag.target}` renders {vol.kind} `{origin.expr_source}` "
-                f"({origin.source.path}:{origin.line}), which {how_often(vol)}; {after:,} stable tokens after "
-                f"the include are re-billed on every call; include it at the end of the prompt",
+                f"({origin.source.path}:{origin.line}), which {how_often(vol)}; {stable_tokens(after)} after "
+                f"the include are {rebilled(vol)}; include it at the end of the prompt",
                 after,
                 fixable=is_fixable(checked.template, unit, checked.config.overrides),
             )

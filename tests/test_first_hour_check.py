@@ -216,3 +216,70 @@ def test_body_findings_name_the_literal_and_advice_that_fits_the_file(run_cli, t
     pc208 = [f for f in data["findings"] if f["rule"] == "PC208"]
     assert all("messages[0].content" in f["message"] and "latest user message" in f["message"] for f in pc208)
     assert pc208[0]["evidence"].startswith("a literal time of day")
+
+
+# -- 17. wording fits the value's frequency and the file's syntax ------------------------
+
+def _messages(run_cli, path, *args):
+    result = run_cli("check", str(path), "--format", "json", *args)
+    return [f["message"] for f in json.loads(result.stdout)["findings"]]
+
+
+def test_per_user_and_per_session_values_are_not_said_to_cost_every_call(run_cli, write, long_rules):
+    path = write("a.j2", f"Hello {{{{ user.name }}}}.\nWork in {{{{ cwd }}}}.\n{long_rules}\n")
+    user, cwd = _messages(run_cli, path, "--select", "PC101")
+    assert "differs for every user" in user and "re-billed for every user" in user
+    assert "re-billed on every call" not in user
+    assert "changes from one session to the next" in cwd and "re-billed in every new session" in cwd
+    assert "re-billed on every call" not in cwd
+
+
+def test_counts_are_pluralised(run_cli, write):
+    path = write("a.j2", f"Intro.\nNow: {CLOCK}\nEnd\n")
+    messages = _messages(run_cli, path, "--select", "PC101")
+    assert messages and not any("1 stable tokens" in m for m in messages)
+    from promptlint.core.severity import stable_tokens
+
+    assert stable_tokens(1) == "1 stable token" and stable_tokens(1234) == "1,234 stable tokens"
+
+
+def test_mustache_tool_loop_advice_is_not_a_jinja_filter(run_cli, write, long_rules):
+    path = write("a.mustache", "{{#tools}}\n- {{name}}: {{description}}\n{{/tools}}\n" + long_rules + "\n")
+    (message,) = _messages(run_cli, path, "--select", "PC102")
+    assert "| sort" not in message and "dictsort" not in message
+    assert "code that fills the template" in message
+    jinja = write("b.j2", "{% for tool in tools %}\n- {{ tool.name }}\n{% endfor %}\n" + long_rules + "\n")
+    (jinja_message,) = _messages(run_cli, jinja, "--select", "PC102")
+    assert '| sort(attribute="name")' in jinja_message
+
+
+# -- 18. nothing is accepted silently ------------------------------------------------------
+
+def test_unknown_model_says_which_tokenizer_was_assumed(run_cli, write):
+    path = write("a.md", "static\n")
+    result = run_cli("check", str(path), "--model", "gpt-99")
+    assert result.exit_code == 0
+    assert "gpt-99" in result.stdout and "o200k_base" in result.stdout and "warning:" in result.stdout
+    quiet = run_cli("check", str(path), "--model", "gpt-4.1")
+    assert "warning:" not in quiet.stdout
+
+
+def test_fix_diff_exits_1_like_check_diff_when_a_fix_is_pending(run_cli, write, long_rules):
+    path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    before = path.read_bytes()
+    assert run_cli("check", "--diff", str(path)).exit_code == 1
+    assert run_cli("fix", "--diff", str(path)).exit_code == 1
+    assert path.read_bytes() == before
+
+
+def test_unsafe_fixes_without_fix_or_diff_is_an_error(run_cli, write):
+    path = write("a.md", "static\n")
+    result = run_cli("check", "--unsafe-fixes", str(path))
+    assert result.exit_code == 2 and "--fix" in result.stderr and "--diff" in result.stderr
+
+
+def test_a_missing_include_is_said(run_cli, write):
+    path = write("a.j2", 'Hello.\n{% include "nope.j2" %}\nRules.\n')
+    result = run_cli("check", str(path), "--format", "json")
+    (warning,) = json.loads(result.stdout)["warnings"]
+    assert "a.j2:2:1" in warning and "nope.j2" in warning and "not found" in warning

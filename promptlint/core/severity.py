@@ -42,3 +42,25 @@ def how_often(volatility: Volatility) -> str:
     if volatility.precision == "hour":
         return "changes every hour"
     return HOW_OFTEN[volatility.frequency]
+
+
+def rebilled(volatility: Volatility) -> str:
+    """How often the stable tokens after a value are paid for again, in the value's own
+    frequency: a user's name costs each new user, not every call."""
+    if volatility.kind == "tool-order":
+        return "re-billed whenever the order changes"
+    if volatility.kind == "identity" and volatility.frequency != "per-request":
+        return "re-billed for every user (one user's cache never serves another)"
+    if volatility.precision == "hour":
+        return "re-billed every hour"
+    return {
+        "per-request": "re-billed on every call",
+        "per-session": "re-billed in every new session",
+        "per-day": "re-billed every day",
+        "per-deploy": "re-billed after each deploy",
+    }[volatility.frequency]
+
+
+def stable_tokens(count: int) -> str:
+    """``1 stable token``, ``1,234 stable tokens``."""
+    return f"{count:,} stable token{'' if count == 1 else 's'}"

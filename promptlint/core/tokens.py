@@ -106,6 +106,22 @@ def is_exact_for(model: str) -> bool:
     return True
 
 
+# Model families that are not OpenAI's: their tokenizer is not public, and every count
+# for them is an estimate said as "≈" where it is shown. Any other name tiktoken does not
+# know is probably a typo, and worth a word.
+_OTHER_FAMILIES = ("claude", "gemini", "gemma", "deepseek", "grok", "llama", "qwen", "mistral", "mixtral",
+                   "phi", "command", "kimi", "glm", "accounts/")
+
+
+def unknown_model_note(model: str) -> str | None:
+    """A one-line note when ``model`` is neither in tiktoken's model map nor a known other
+    family: which tokenizer was assumed instead. None when the model is known."""
+    if is_exact_for(model) or model.lower().startswith(_OTHER_FAMILIES):
+        return None
+    return (f"model `{model}` is not in tiktoken's model map: tokens are counted with o200k_base "
+            f"(the {DEFAULT_MODEL} tokenizer), an estimate; check the name")
+
+
 def encode(text: str, encoding: str = "o200k_base") -> list[int]:
     """Token ids of ``text``; special-token text is encoded as ordinary text."""
     return get_encoding(encoding).encode(text, disallowed_special=())

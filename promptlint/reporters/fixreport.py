@@ -96,7 +96,8 @@ def render(report: FixReport, console: Console, *, show_diff: bool = False, writ
 
 
 def exit_code(report: FixReport, *, check: bool = False) -> int:
-    """2: the run failed; 1: a proof failed, or (``check``) a fix would change a file; else 0."""
+    """2: the run failed; 1: a proof failed, or (``check``, also ``--diff``) a fix would
+    change a file; else 0."""
     if report.failed:
         return 2
     if any(r.problems for r in report.files):
