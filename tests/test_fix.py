@@ -404,7 +404,7 @@ def test_fix_diff_writes_nothing(write, run_cli) -> None:  # type: ignore[no-unt
     path = write("a.j2", f"Time {{{{ now() }}}}\n\n{RULES}\n")
     before = path.read_bytes()
     out = run_cli("fix", "--diff", str(path))
-    assert out.exit_code == 0
+    assert out.exit_code == 1  # a fix is pending, as `check --diff` says (issue 9, item 18)
     assert "-Time {{ now() }}" in out.stdout and "+Time {{ now() }}" in out.stdout
     assert path.read_bytes() == before
 
