@@ -54,7 +54,8 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
+              show_default=True, help="text for people; json (the contract), sarif (code scanning), github (annotations).")
 @click.option("--model", help="Target model; picks the tokenizer (default: config, else gpt-5.5).")
 @click.option("--provider", help="Add the cache cost on this provider: openai, anthropic, gemini, deepseek, vllm, sglang.")
 @click.option("--select", help="Comma-separated rule codes or prefixes to run (e.g. PC1).")
@@ -98,7 +99,7 @@ def check(
                           config_file=config_file, syntax=syntax, provider=provider))
     if apply_fix:
         code = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
-                        config_file=config_file, syntax=syntax, to_stderr=output_format == "json", provider=provider)
+                        config_file=config_file, syntax=syntax, to_stderr=output_format != "text", provider=provider)
         if code == EXIT_FAILED:
             sys.exit(code)
 
@@ -112,28 +113,53 @@ def check(
         ignore=_codes(ignore, "--ignore"),
         fail_on=fail_on,
     )
-    if output_format == "json":
-        from promptlint.reporters import json as json_reporter
-
-        click.echo(json_reporter.render(report))
-    else:
-        from rich.console import Console
-
-        from promptlint.reporters import text
-
-        sources: dict[str, list[str]] = {}
-        for path in sorted({f.path for f in report.findings}):
-            try:
-                with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-                    sources[path] = handle.read().split("\n")
-            except OSError:
-                continue
-        text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=not no_frames)
+    _print_report(report, output_format, show_frames=not no_frames)
     threshold = fail_on or _fail_on_from(report)
     code = report.exit_code(threshold)
     if exit_zero and code == EXIT_FINDINGS:
         code = EXIT_OK
     sys.exit(code)
+
+
+def _source_lines(paths: set[str]) -> dict[str, list[str]]:
+    """Each file's lines, for code frames and SARIF's UTF-16 columns."""
+    sources: dict[str, list[str]] = {}
+    for path in sorted(paths):
+        try:
+            with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
+                sources[path] = handle.read().split("\n")
+        except OSError:
+            continue
+    return sources
+
+
+def _print_report(report: object, output_format: str, *, show_frames: bool) -> None:
+    from promptlint.core.findings import Report
+
+    assert isinstance(report, Report)
+    if output_format == "json":
+        from promptlint.reporters import json as json_reporter
+
+        click.echo(json_reporter.render(report))
+    elif output_format == "github":
+        from promptlint.reporters import github
+
+        click.echo(github.render(report))
+    elif output_format == "sarif":
+        from importlib.metadata import version
+
+        from promptlint.registry import rules
+        from promptlint.reporters import sarif
+
+        click.echo(sarif.render(report, rules(), _source_lines({f.path for f in report.findings}),
+                                version=version("promptlint-cache")))
+    else:
+        from rich.console import Console
+
+        from promptlint.reporters import text
+
+        sources = _source_lines({f.path for f in report.findings})
+        text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=show_frames)
 
 
 def _provider_or_exit(provider: str) -> str:

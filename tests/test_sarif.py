@@ -1,0 +1,85 @@
+"""``--format sarif`` (validated against the official SARIF 2.1.0 schema) and
+``--format github`` (workflow annotation commands)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+DATA = Path(__file__).parent / "data"
+CLOCK = '{{ now().strftime("%H:%M:%S") }}'
+
+
+@pytest.fixture(scope="module")
+def sarif_schema() -> dict:
+    return json.loads((DATA / "sarif-2.1.0-rtm.5.json").read_text())
+
+
+def _sarif(run_cli, *args):
+    result = run_cli("check", "--format", "sarif", *args)
+    return result, json.loads(result.stdout)
+
+
+def test_sarif_of_the_demo_validates_against_the_official_schema(run_cli, sarif_schema):
+    root = Path(__file__).resolve().parents[1]
+    result, log = _sarif(run_cli, str(root / "fixtures/agents"), str(root / "fixtures/requests"))
+    assert result.exit_code == 1
+    jsonschema.validate(log, sarif_schema)
+    run = log["runs"][0]
+    assert log["version"] == "2.1.0" and run["columnKind"] == "utf16CodeUnits"
+    rules = {r["id"]: r for r in run["tool"]["driver"]["rules"]}
+    assert rules["PC101"]["shortDescription"]["text"] and "## Why is this bad?" in rules["PC101"]["help"]["markdown"]
+    assert rules["PC101"]["fullDescription"]["text"].startswith("Finds a value that changes")
+    levels = {r["level"] for r in run["results"]}
+    assert levels <= {"error", "warning", "note"} and "error" in levels
+    for r in run["results"]:
+        assert run["tool"]["driver"]["rules"][r["ruleIndex"]]["id"] == r["ruleId"]
+        region = r["locations"][0]["physicalLocation"]["region"]
+        assert region["endLine"] >= region["startLine"]
+    assert run["invocations"][0]["executionSuccessful"] is True
+
+
+def test_sarif_columns_are_utf16_code_units(run_cli, write, long_rules):
+    # "🙂" is one code point but two UTF-16 code units.
+    path = write("a.j2", f"🙂 Now: {CLOCK}\n{long_rules}\n")
+    _, log = _sarif(run_cli, str(path), "--select", "PC101")
+    (result,) = log["runs"][0]["results"]
+    region = result["locations"][0]["physicalLocation"]["region"]
+    assert region["startColumn"] == len("🙂 Now: ".encode("utf-16-le")) // 2 + 1 == 9
+    assert region["endColumn"] - region["startColumn"] == len(CLOCK)
+
+
+def test_sarif_fingerprints_survive_line_moves(run_cli, write, long_rules):
+    path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    _, before = _sarif(run_cli, str(path), "--select", "PC101")
+    path.write_text(f"Intro line.\n\nNow: {CLOCK}\n{long_rules}\n")
+    _, after = _sarif(run_cli, str(path), "--select", "PC101")
+    (old,), (new,) = before["runs"][0]["results"], after["runs"][0]["results"]
+    assert old["locations"][0]["physicalLocation"]["region"]["startLine"] == 1
+    assert new["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+    assert old["partialFingerprints"] == new["partialFingerprints"]
+
+
+def test_sarif_reports_unreadable_files_as_failed_execution(run_cli, write, sarif_schema):
+    bad = write("bad.j2", b"\xff\xfe bad")
+    result, log = _sarif(run_cli, str(bad))
+    assert result.exit_code == 2
+    jsonschema.validate(log, sarif_schema)
+    invocation = log["runs"][0]["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    assert "bad.j2" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_github_annotations_escape_and_map_levels(run_cli, write, long_rules):
+    path = write("a, b.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    result = run_cli("check", "--format", "github", str(path))
+    assert result.exit_code == 1
+    lines = result.stdout.strip().splitlines()
+    assert lines and all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines)
+    first = lines[0]
+    assert "file=" in first and "a%2C b.j2" in first and ",line=1,col=6," in first
+    assert "title=PC101 volatile-before-stable::" in first
+    assert "\n" not in first
