@@ -22,7 +22,7 @@ from promptlint.core.context import RuleContext
 from promptlint.discovery import prompt_files
 from promptlint.core.findings import FileResult, Finding, Report
 from promptlint.core.ir import Tag, Template
-from promptlint.loaders import LoadError, load_file, load_text
+from promptlint.loaders import FileTooLarge, LoadError, load_file, load_text
 from promptlint.project import CheckedFile, Project, include_problem, include_resolver
 from promptlint.registry import rules
 
@@ -118,10 +118,14 @@ def _check_file(
 ) -> tuple[FileResult, CheckedFile | None]:
     try:
         config = config_for_file(path, config, project, **options)
-        template = load_file(path, _syntax_for(path, config, syntax))
+        template = load_file(path, _syntax_for(path, config, syntax), config.max_file_size)
         checked = _check_template(template, config)
     except ConfigError as exc:
         return FileResult(path=path, error=str(exc)), None
+    except FileTooLarge:
+        raise  # check_paths says it was skipped
+    except RecursionError:
+        return FileResult(path=path, error="nested too deeply to analyse"), None
     except LoadError as exc:
         return FileResult(path=path, error=_describe(exc)), None
     except tokens.TokenizerError as exc:
@@ -191,7 +195,11 @@ def check_paths(
     files, explicit, report.errors = collect(paths, config_file, report.warnings)
     project = Project()
     for path in files:
-        result, checked = _check_file(path, explicit, syntax, options, project)
+        try:
+            result, checked = _check_file(path, explicit, syntax, options, project)
+        except FileTooLarge as exc:
+            report.warnings.append(f"{path}: {exc.message}")
+            continue
         report.files.append(result)
         if checked is not None:
             project.add(checked)

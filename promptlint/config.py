@@ -51,6 +51,8 @@ class Config:
     model: str | None = None
     provider: str | None = None
     fail_on: str = "warning"
+    # Bytes; larger prompt files are skipped with a warning.
+    max_file_size: int = 2 * 1024 * 1024
     stable: tuple[str, ...] = ()
     volatile: dict[str, tuple[str, str]] = field(default_factory=dict)
     assembly: dict[str, Any] = field(default_factory=dict)
@@ -126,6 +128,8 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
                     )
                 value = value.lower()
             values[attr] = value
+        elif key == "max-file-size":
+            values[attr] = _parse_size(path, raw_key, value)
         elif key == "fail-on":
             if value not in SEVERITIES:
                 raise ConfigError(f"{path}: `fail-on` must be one of {', '.join(SEVERITIES)}, not {value!r}")
@@ -148,6 +152,21 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
                 raise ConfigError(f"{path}: `{raw_key}` must be a table")
             values[attr] = dict(value)
     return Config(**values)
+
+
+_SIZE_UNITS = {"": 1, "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
+
+
+def _parse_size(path: Path, key: str, value: Any) -> int:
+    """Bytes from ``2097152``, ``"2MB"`` or ``"2 MiB"``."""
+    import re
+
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)?\s*", value, re.I) if isinstance(value, str) else None
+    if match is None:
+        raise ConfigError(f"{path}: `{key}` must be a positive number of bytes or a size such as \"2MB\"")
+    return int(float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()])
 
 
 def unknown_rule_codes(patterns: tuple[str, ...]) -> str | None:

@@ -85,7 +85,8 @@ def is_request_body_file(path: str) -> bool:
 
     try:
         requests_model.load_cached(Path(path).read_text(encoding="utf-8-sig"))
-    except (requests_model.RequestError, OSError, UnicodeDecodeError, RecursionError, ValueError):
+    except (requests_model.RequestError, OSError, UnicodeDecodeError, RecursionError, ValueError, TypeError,
+            AttributeError, KeyError):
         return False
     return True
 

@@ -20,6 +20,8 @@ from promptlint.core import tokens
 from promptlint.core.ir import RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.core.volatility import Overrides, Volatility, classify
 
+# Stable loops nested up to this depth render two items each (see `render`).
+_DOUBLED_LOOP_DEPTH = 4
 # Blocks whose expression is a collection iterated in order.
 _LOOP_BLOCKS = frozenset({"for", "each", "section"})
 # Mustache/Handlebars blocks that change the lookup context to their value.
@@ -191,6 +193,7 @@ def render(
         length += len(text)
 
     def visit(segments: list[Segment], loop_label: str | None, volatile_label: str | None) -> None:
+        nonlocal loop_depth
         for seg in segments:
             if on_segment is not None:
                 on_segment(seg, length)
@@ -228,11 +231,16 @@ def render(
                     for label in labels if unit.is_loop and seg.kind in _LOOP_BLOCKS else labels[:1]:
                         visit(seg.body, loop_label, f"{label}-{variant}")
                 elif seg.kind in _LOOP_BLOCKS and seg.kind != "section":
-                    for label in ("one", "two"):
+                    loop_depth += 1
+                    # Two items show what a loop repeats; nested deeper than a few levels,
+                    # one item each keeps the rendering linear instead of 2^depth.
+                    for label in ("one", "two") if loop_depth <= _DOUBLED_LOOP_DEPTH else ("one",):
                         visit(seg.body, label, volatile_label)
+                    loop_depth -= 1
                 else:
                     visit(seg.body, loop_label, volatile_label)
 
+    loop_depth = 0
     visit(template.segments, None, None)
     return "".join(out)
 

@@ -227,8 +227,11 @@ class _Builder:
                     "raw_begin": "raw_end",
                 }[kind]
                 j = i + 1
-                while tokens[j][0] != closing:
+                while j < len(tokens) and tokens[j][0] != closing:
                     j += 1
+                if j == len(tokens):
+                    line = self.source.count("\n", 0, start) + 1
+                    raise LoadError(f"unclosed {self.source[start:start + 2]!r} (no matching close)", line=line)
                 inner = tokens[i + 1 : j]
                 span = Span(start, tokens[j][3])
                 if kind == "variable_begin":

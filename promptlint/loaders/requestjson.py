@@ -70,6 +70,9 @@ def load(path: str, source: str) -> Template:
         request_file = requests_model.load_cached(source)
     except requests_model.RequestError as exc:
         raise LoadError(exc.message, exc.line, exc.column) from None
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        # A body of the right shape with wrongly typed fields (`"tools": 5`): malformed input.
+        raise LoadError(f"not a well-formed request body ({type(exc).__name__}: {exc})") from None
     request = request_file.requests[-1]
     segments: list[Segment] = []
     for chunk in request.chunks:

@@ -1,0 +1,99 @@
+"""Hostile input: each gives one clear line naming the file and the problem (or a finding),
+with the contract's exit code, and never an internal error or a hang."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+
+def _one_line_error(result, name: str) -> str:
+    assert result.exit_code == 2, result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output
+    line = next(line for line in result.output.splitlines() if "error" in line)
+    assert name in line
+    return line
+
+
+def test_lone_comment_open_at_the_end_is_a_parse_error(run_cli, write):
+    path = write("a.j2", "Hello {#")
+    line = _one_line_error(run_cli("check", str(path)), "a.j2")
+    assert "unclosed '{#'" in line and "line 1" in line
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("deep.j2", "{% if a %}" * 1000 + "x" + "{% endif %}" * 1000),
+    ("deep.mustache", "{{#a}}" * 1000 + "x" + "{{/a}}" * 1000),
+    ("deep.json", "[" * 100_000 + "]" * 100_000),
+    ("deep101.j2", "{% if a %}" * 101 + "x" + "{% endif %}" * 101),
+])
+def test_deep_nesting_is_a_clear_error(run_cli, write, name, text):
+    path = write(name, text)
+    line = _one_line_error(run_cli("check", str(path)), name)
+    assert "nested" in line
+
+
+def test_nesting_within_the_bound_is_read(run_cli, write):
+    path = write("ok.j2", "{% if a %}" * 50 + "x" + "{% endif %}" * 50)
+    assert run_cli("check", str(path)).exit_code == 0
+
+
+def test_deeply_nested_stable_loops_render_in_linear_time(run_cli, write):
+    # 2 items per loop at every level would be 2^28 renderings of the body.
+    path = write("loops.j2", "{% for a in b %}" * 28 + "x" + "{% endfor %}" * 28)
+    assert run_cli("check", str(path)).exit_code == 0
+
+
+@pytest.mark.parametrize("body", [
+    {"model": "gpt-4", "messages": [{"role": "system", "content": "x"}], "tools": 5},
+    {"model": "gpt-4", "messages": [{"role": ["user"], "content": "x"}]},
+    {"model": "gpt-4", "messages": [{"role": "user", "content": "x"}], "tools": True},
+])
+def test_wrongly_typed_request_fields_are_a_clear_error(run_cli, write, body):
+    path = write("body.json", json.dumps(body))
+    _one_line_error(run_cli("check", str(path)), "body.json")
+
+
+def test_fifo_on_the_command_line_is_refused_without_blocking(run_cli, tmp_path):
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    line = _one_line_error(run_cli("check", str(fifo)), "pipe.md")
+    assert "not a regular file (a FIFO)" in line
+
+
+def test_device_behind_a_symlink_is_refused(run_cli, tmp_path):
+    os.symlink("/dev/zero", tmp_path / "zero.md")
+    line = _one_line_error(run_cli("check", str(tmp_path / "zero.md")), "zero.md")
+    assert "character device" in line
+
+
+def test_fifo_and_device_in_a_folder_are_skipped_with_warnings(run_cli, tmp_path):
+    os.mkfifo(tmp_path / "pipe.md")
+    os.symlink("/dev/urandom", tmp_path / "random.md")
+    (tmp_path / "ok.md").write_text("static\n")
+    result = run_cli("check", str(tmp_path), "--format", "json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert [os.path.basename(f["path"]) for f in data["files"]] == ["ok.md"]
+    assert sum("not a regular file" in w for w in data["warnings"]) == 2
+
+
+def test_files_over_the_size_limit_are_skipped_with_a_warning(run_cli, tmp_path):
+    (tmp_path / "big.md").write_text("x" * 3_000_000)
+    result = run_cli("check", str(tmp_path / "big.md"), "--format", "json")
+    assert result.exit_code == 0
+    (warning,) = json.loads(result.stdout)["warnings"]
+    assert "big.md" in warning and "max-file-size" in warning
+    (tmp_path / "promptlint.toml").write_text('max-file-size = "4MB"\n')
+    result = run_cli("check", str(tmp_path / "big.md"), "--format", "json")
+    assert json.loads(result.stdout)["files"][0]["tokens"] > 0
+
+
+@pytest.mark.parametrize("value", ['"lots"', "-1", "true", "[1]"])
+def test_a_badly_typed_size_limit_is_a_config_error(run_cli, tmp_path, value):
+    (tmp_path / "promptlint.toml").write_text(f"max-file-size = {value}\n")
+    (tmp_path / "a.md").write_text("static\n")
+    line = _one_line_error(run_cli("check", str(tmp_path / "a.md")), "promptlint.toml")
+    assert "max-file-size" in line
