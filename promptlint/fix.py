@@ -36,26 +36,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from promptlint.core.analysis import Analysis, Unit, analyze, find_units
 from promptlint.config import Config
-from promptlint.core.ir import RENDERED_BLOCKS, Block, Segment, Slot, Span, Tag, Template, Text, walk
-from promptlint.loaders import LoadError, load_text
+from promptlint.core.analysis import Analysis, Unit, analyze, find_units
+from promptlint.core.carriers import Carrier, covered_lines, move_plan, unit_label
+from promptlint.core.fixability import is_fixable
+from promptlint.core.ir import RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
+from promptlint.core.layout import Layout
+from promptlint.core.loopsort import sort_edit
 from promptlint.core.volatility import PRECISIONS, Overrides, precision_of_format
+from promptlint.loaders import LoadError, load_text
 
 # How many random value sets the rendering proof uses.
 PROOF_ROUNDS = 4
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_LIST_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
-_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$|^\s*\|\s*:?-+:?\s*\|\s*$")
-_IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
-_JINJA_WORDS = frozenset({
-    "if", "else", "elif", "endif", "for", "endfor", "in", "not", "and", "or", "is", "set", "endset", "macro",
-    "endmacro", "call", "endcall", "filter", "endfilter", "block", "endblock", "with", "endwith", "import",
-    "from", "as", "include", "extends", "true", "false", "none", "True", "False", "None", "recursive",
-    "context", "without", "ignore", "missing", "loop", "raw", "endraw", "trans", "endtrans", "pluralize",
-    "autoescape", "endautoescape", "do", "break", "continue", "super", "self", "caller", "varargs", "kwargs",
-})
 _FINER_THAN_DAY = frozenset(PRECISIONS[: PRECISIONS.index("day")])
 _NO_GAIN = "the stable prefix did not grow"
 _MORE_BEFORE = "more volatile values would stand before stable text"
@@ -129,233 +122,7 @@ class FileChangedError(Exception):
 
 
 # ---------------------------------------------------------------------------------------
-# The shape of a file: lines, paragraphs, list items, code fences, tables
-
-
-class _Layout:
-    def __init__(self, template: Template) -> None:
-        self.template = template
-        source = template.source
-        self.lines: list[str] = [line for line in re.split(r"(?<=\n)", source) if line]
-        self.starts: list[int] = []
-        at = 0
-        for line in self.lines:
-            self.starts.append(at)
-            at += len(line)
-        self.count = len(self.lines)
-        self.blank = [not line.strip() for line in self.lines]
-        self.fences: list[tuple[int, int, bool]] = self._fences()
-        self.table_rows = self._table_rows()
-        # Spans that may not be cut: every block (at any depth) and every tag or slot.
-        self.whole: list[tuple[Span, Block | None]] = []
-        for seg in walk(template.segments):
-            if isinstance(seg, Block):
-                self.whole.append((seg.span, seg))
-            elif isinstance(seg, Slot | Tag) and seg.span.end > seg.span.start:
-                self.whole.append((seg.span, None))
-
-    # positions
-    def line_of(self, offset: int) -> int:
-        lo, hi = 0, self.count - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-
-    def lines_of(self, span: Span) -> tuple[int, int]:
-        return self.line_of(span.start), self.line_of(max(span.start, span.end - 1))
-
-    def offsets(self, first: int, last: int) -> tuple[int, int]:
-        return self.starts[first], self.starts[last] + len(self.lines[last])
-
-    # Markdown structure
-    def _fences(self) -> list[tuple[int, int, bool]]:
-        fences: list[tuple[int, int, bool]] = []
-        opened: tuple[int, str, int] | None = None
-        for i, line in enumerate(self.lines):
-            match = _FENCE.match(line)
-            if opened is None:
-                if match:
-                    opened = (i, match.group(1)[0], len(match.group(1)))
-            elif match and match.group(1)[0] == opened[1] and len(match.group(1)) >= opened[2] \
-                    and line.strip() == match.group(1):
-                fences.append((opened[0], i, True))
-                opened = None
-        if opened is not None:
-            fences.append((opened[0], self.count - 1, False))
-        return fences
-
-    def _table_rows(self) -> set[int]:
-        rows: set[int] = set()
-        for i, line in enumerate(self.lines):
-            if not _TABLE_DELIMITER.match(line.rstrip("\r\n")) or "|" not in line:
-                continue
-            first, last = self.paragraph(i)
-            rows.update(j for j in range(first, last + 1) if "|" in self.lines[j])
-        rows.update(i for i, line in enumerate(self.lines) if line.lstrip().startswith("|"))
-        return rows
-
-    def fence_at(self, line: int) -> tuple[int, int, bool] | None:
-        return next((f for f in self.fences if f[0] <= line <= f[1]), None)
-
-    def paragraph(self, line: int) -> tuple[int, int]:
-        if self.blank[line]:
-            return line, line
-        first = line
-        while first > 0 and not self.blank[first - 1]:
-            first -= 1
-        last = line
-        while last + 1 < self.count and not self.blank[last + 1]:
-            last += 1
-        return first, last
-
-    def _indent(self, line: int) -> int:
-        text = self.lines[line]
-        return len(text) - len(text.lstrip(" \t"))
-
-    def _is_item(self, line: int) -> bool:
-        return bool(_LIST_ITEM.match(self.lines[line]))
-
-    def list_item(self, line: int) -> tuple[int, int] | None:
-        """The top-level Markdown list item a line belongs to (item line + continuation)."""
-        if self.blank[line]:
-            return None
-        item: int | None = line if self._is_item(line) else None
-        base = self._indent(line)
-        j = line - 1
-        while j >= 0 and not self.blank[j]:
-            indent = self._indent(j)
-            if indent < base:
-                if not self._is_item(j):
-                    break
-                item, base = j, indent
-            j -= 1
-        if item is None:
-            return None
-        last = item
-        while last + 1 < self.count and not self.blank[last + 1] and self._indent(last + 1) > self._indent(item):
-            last += 1
-        return (item, last) if item <= line <= last else None
-
-    def grow(self, first: int, last: int) -> tuple[int, int]:
-        """Grow a line range until it cuts no block, tag, paragraph or list item."""
-        while True:
-            lo, hi = self.offsets(first, last)
-            new_first, new_last = first, last
-            for span, _ in self.whole:
-                if span.start < hi and span.end > lo and not (lo <= span.start and span.end <= hi):
-                    a, b = self.lines_of(span)
-                    new_first, new_last = min(new_first, a), max(new_last, b)
-            for line in (new_first, new_last):
-                item = self.list_item(line)
-                if item is not None:
-                    new_first, new_last = min(new_first, item[0]), max(new_last, item[1])
-            new_first, new_last = self._statement(new_first, new_last)
-            if (new_first, new_last) == (first, last):
-                return first, last
-            first, last = new_first, new_last
-
-    def _ends_statement(self, line: int) -> bool:
-        """A line that ends a sentence (``.``, ``!``, ``?``) or a value (``}}``, ``%}``, ``}``)."""
-        text = self.lines[line].rstrip().rstrip("\"')*_]`")
-        return text.endswith((".", "!", "?", "}"))
-
-    def _comment_only(self, line: int) -> bool:
-        return bool(re.fullmatch(r"\s*(\{#.*#\}|\{\{!.*\}\})\s*", self.lines[line]))
-
-    def _statement(self, first: int, last: int) -> tuple[int, int]:
-        """Grow a range to the statement it belongs to within its paragraph.
-
-        Prompts often put one statement per line (``Current time: …`` under ``You are
-        Atlas.``); such a line is self-contained. A line that runs on (hard-wrapped
-        prose, an intro ending in ``:``, a comment about what follows) takes its
-        neighbours with it, up to the whole paragraph.
-        """
-        top, bottom = self.paragraph(first)[0], self.paragraph(last)[1]
-        if self.list_item(first) is None:
-            while first > top and self.list_item(first - 1) is None and (
-                not self._ends_statement(first - 1) or self._comment_only(first - 1)
-            ):
-                first -= 1
-        if self.list_item(last) is None:
-            while last < bottom and self.list_item(last + 1) is None and not self._ends_statement(last):
-                last += 1
-        return first, last
-
-    def describe(self, first: int, last: int) -> str:
-        where = f"line {first + 1}" if first == last else f"lines {first + 1}–{last + 1}"
-        for span, block in self.whole:
-            if block is not None and self.lines_of(span) == (first, last):
-                return f"{_block_name(block, self.template)} on {where}"
-        if self.list_item(first) == (first, last):
-            return f"list item on {where}"
-        if first != last and self.paragraph(first) == (first, last):
-            return f"paragraph on {where}"
-        return where
-
-
-def _block_name(block: Block, template: Template) -> str:
-    if template.syntax == "jinja":
-        return f"`{{% {block.kind} %}}` block"
-    return f"section `{template.source[block.open.start:block.open.end].strip()}`"
-
-
-# ---------------------------------------------------------------------------------------
-# Jinja names: what a piece of a template defines and reads
-
-
-def _expression_sites(template: Template) -> list[tuple[Span, Segment]]:
-    sites: list[tuple[Span, Segment]] = []
-    for seg in walk(template.segments):
-        if isinstance(seg, Slot | Tag):
-            sites.append((seg.span, seg))
-        elif isinstance(seg, Block):
-            sites.append((seg.open, seg))
-    return sites
-
-
-def _defined_names(seg: Segment, source: str) -> set[str]:
-    text = source[_span_of(seg).start : _span_of(seg).end]
-    if isinstance(seg, Tag):
-        if seg.tag == "set" and seg.target:
-            return set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", seg.target))
-        if seg.tag in ("import", "from"):
-            after = re.split(r"\bimport\b", text, maxsplit=1)[-1] if seg.tag == "from" else text
-            names = set(_IDENT.findall(after.split(" as ", 1)[-1] if seg.tag == "import" else after))
-            return names - _JINJA_WORDS
-    if isinstance(seg, Block) and seg.kind in ("set", "macro"):
-        match = re.match(r"\{%[-+]?\s*(?:set|macro)\s+([A-Za-z_]\w*)", text)
-        return {match.group(1)} if match else set()
-    return set()
-
-
-def _span_of(seg: Segment) -> Span:
-    return seg.open if isinstance(seg, Block) else seg.span
-
-
-def _read_names(seg: Segment, source: str) -> set[str]:
-    span = _span_of(seg)
-    return set(_IDENT.findall(source[span.start : span.end])) - _JINJA_WORDS
-
-
-# ---------------------------------------------------------------------------------------
-# Planning
-
-
-@dataclass
-class _Carrier:
-    first: int
-    last: int
-    units: list[Unit]
-
-    @property
-    def line(self) -> int:
-        return min(u_line for u_line in self.unit_lines) if self.unit_lines else self.first
-
-    unit_lines: list[int] = field(default_factory=list)
+# Drafts: the moves the core planned, applied (``promptlint.core.carriers`` plans them)
 
 
 @dataclass
@@ -367,172 +134,10 @@ class _Draft:
     baseline: str = ""  # the source after unsafe rewrites, before moves
 
 
-def _what(unit: Unit) -> str:
-    source = unit.expr.source
-    return f"`{source}`" if len(source) <= 60 else f"`{unit.expr.name}`"
-
-
-def _participates(unit: Unit, unsafe: bool) -> bool:
-    """PC101 units always; loops over tool lists (PC102) only with unsafe fixes."""
-    return unsafe or not (unit.is_loop and unit.volatility.kind == "tool-order")
-
-
-def _move_plan(
-    template: Template, units: list[Unit], not_fixable: list[str], unsafe: bool
-) -> tuple[list[_Carrier], set[int]]:
-    """The carriers to emit at the tail (in order), and which of them move at all."""
-    layout = _Layout(template)
-    if not layout.count:
-        return [], set()
-    blocked: list[tuple[int, str]] = []  # (line, reason)
-    for unit in units:
-        if not _participates(unit, unsafe):
-            line = layout.line_of(unit.segment.span.start)
-            blocked.append((line, (f"line {line + 1}: tool-order {_what(unit)}: not moved; sort it "
-                                  "(PC102, `--unsafe-fixes`)")))
-    units = [u for u in units if _participates(u, unsafe)]
-    extends = any(isinstance(s, Tag) and s.tag == "extends" for s in template.walk())
-    open_fence = next((f for f in layout.fences if not f[2]), None)
-    carriers: list[_Carrier] = []
-    for unit in units:
-        span = unit.segment.span
-        first, last = layout.lines_of(span)
-        label = f"line {first + 1}: {unit.volatility.kind} {_what(unit)}"
-        fence = layout.fence_at(first) or layout.fence_at(last)
-        if extends:
-            blocked.append((first, f"{label}: not fixable: the template extends another one; move it inside its blocks"))
-            continue
-        if fence is not None:
-            blocked.append((first, f"{label}: not fixable: it stands inside a code fence (lines {fence[0] + 1}–{fence[1] + 1})"))
-            continue
-        if any(line in layout.table_rows for line in range(first, last + 1)):
-            blocked.append((first, f"{label}: not fixable: it stands in a table row; moving the row would break the table"))
-            continue
-        first, last = layout.grow(first, last)
-        carriers.append(_Carrier(first, last, [unit], [layout.line_of(span.start)]))
-
-    # A carrier that would take a value that cannot move along cannot move either.
-    blocked_lines = {line for line, _ in blocked}
-    kept_carriers = []
-    for carrier in carriers:
-        held = sorted(line for line in blocked_lines if carrier.first <= line <= carrier.last)
-        if held:
-            blocked.append((carrier.line, (f"{_carrier_label(layout, carrier)}: not fixable: the unit that carries "
-                                          f"it ({layout.describe(carrier.first, carrier.last)}) holds line "
-                                          f"{held[0] + 1}, which cannot be moved")))
-        else:
-            kept_carriers.append(carrier)
-    carriers = kept_carriers
-
-    # Merge carriers that share lines (growing again: the union may cut something).
-    carriers.sort(key=lambda c: c.first)
-    merged: list[_Carrier] = []
-    for carrier in carriers:
-        if merged and carrier.first <= merged[-1].last:
-            top = merged[-1]
-            top.first, top.last = layout.grow(min(top.first, carrier.first), max(top.last, carrier.last))
-            top.units += carrier.units
-            top.unit_lines += carrier.unit_lines
-            while len(merged) > 1 and merged[-2].last >= merged[-1].first:
-                top = merged.pop()
-                prev = merged[-1]
-                prev.first, prev.last = layout.grow(prev.first, max(prev.last, top.last))
-                prev.units += top.units
-                prev.unit_lines += top.unit_lines
-        else:
-            merged.append(carrier)
-    carriers = merged
-
-    # A carrier that cuts a code fence cannot move; nor can anything when the file ends in an open one.
-    active: list[_Carrier] = []
-    for carrier in carriers:
-        label = _carrier_label(layout, carrier)
-        cut = next((f for f in layout.fences if (carrier.first <= f[0] <= carrier.last) != (carrier.first <= f[1] <= carrier.last)), None)
-        if cut is not None:
-            blocked.append((carrier.line, f"{label}: not fixable: it would split the code fence on lines {cut[0] + 1}–{cut[1] + 1}"))
-        elif open_fence is not None and carrier.last < open_fence[0]:
-            blocked.append((carrier.line, (f"{label}: not fixable: the file ends inside the code fence opened on line "
-                                          f"{open_fence[0] + 1}, so text moved to the end would land in it")))
-        else:
-            active.append(carrier)
-
-    sites = _expression_sites(template) if template.syntax == "jinja" else []
-    while True:
-        covered = _covered(active)
-        content_lines = [i for i in range(layout.count) if not layout.blank[i] and i not in covered]
-        last_content = max(content_lines, default=-1)
-        first_blocker = min((line for line, _ in blocked if line < last_content), default=None)
-        dropped: list[tuple[_Carrier, str]] = []
-        for carrier in active:
-            needs = last_content > carrier.last
-            if needs and first_blocker is not None and carrier.first > first_blocker:
-                dropped.append((carrier, (f"not moved: line {first_blocker + 1} holds a value that cannot be moved, "
-                                          "so the stable prefix already ends before it")))
-                continue
-            reason = _definition_conflict(template, layout, sites, carrier, covered)
-            if reason is not None:
-                dropped.append((carrier, f"not fixable: {reason}"))
-        if not dropped:
-            break
-        for carrier, reason in dropped:
-            active.remove(carrier)
-            blocked.append((carrier.line, f"{_carrier_label(layout, carrier)}: {reason}"))
-
-    covered = _covered(active)
-    last_content = max((i for i in range(layout.count) if not layout.blank[i] and i not in covered), default=-1)
-    moving = {id(c) for c in active if last_content > c.last}
-    for carrier in active:
-        if id(carrier) in moving:
-            continue
-        # Already at the tail, but carried by a paragraph or block with stable text after the value.
-        inner_after = [i for i in range(max(carrier.unit_lines) + 1, carrier.last + 1) if not layout.blank[i]]
-        if inner_after:
-            not_fixable.append(
-                f"{_carrier_label(layout, carrier)}: not fixable: the smallest unit that carries it "
-                f"({layout.describe(carrier.first, carrier.last)}) already ends the file; split it to move the value"
-            )
-    not_fixable.extend(reason for _, reason in sorted(blocked))
-    if not moving:
-        return [], set()
-    return active, moving
-
-
-def _carrier_label(layout: _Layout, carrier: _Carrier) -> str:
-    what = ", ".join(f"{u.volatility.kind} {_what(u)}" for u in carrier.units)
-    return f"line {carrier.line + 1}: {what}"
-
-
-def _covered(carriers: Iterable[_Carrier]) -> set[int]:
-    return {i for c in carriers for i in range(c.first, c.last + 1)}
-
-
-def _definition_conflict(
-    template: Template, layout: _Layout, sites: list[tuple[Span, Segment]], carrier: _Carrier, covered: set[int]
-) -> str | None:
-    """Why moving a Jinja carrier past the text after it would change what a name means."""
-    if not sites:
-        return None
-    lo, hi = layout.offsets(carrier.first, carrier.last)
-    inside = [seg for span, seg in sites if lo <= span.start < hi]
-    after = [(span, seg) for span, seg in sites
-             if span.start >= hi and layout.line_of(span.start) not in covered]
-    defines = set().union(*(_defined_names(seg, template.source) for seg in inside)) if inside else set()
-    reads = set().union(*(_read_names(seg, template.source) for seg in inside)) if inside else set()
-    for span, seg in after:
-        line = layout.line_of(span.start) + 1
-        used = defines & _read_names(seg, template.source)
-        if used:
-            return f"defines `{min(used)}` used on line {line}"
-        reset = reads & _defined_names(seg, template.source)
-        if reset:
-            return f"reads `{min(reset)}`, which is set again on line {line}"
-    return None
-
-
-def _assemble(template: Template, layout: _Layout, carriers: list[_Carrier]) -> str:
+def _assemble(template: Template, layout: Layout, carriers: list[Carrier]) -> str:
     """The source with the carriers removed and appended, in order, after one blank line."""
     newline = "\r\n" if "\r\n" in template.source else template.newline
-    moved = _covered(carriers)
+    moved = covered_lines(carriers)
     kept: list[str] = []
     removed_here = False
     for i, line in enumerate(layout.lines):
@@ -551,7 +156,7 @@ def _assemble(template: Template, layout: _Layout, carriers: list[_Carrier]) -> 
         if not out.endswith("\n"):
             out += newline
         out += newline
-    previous: _Carrier | None = None
+    previous: Carrier | None = None
     for carrier in carriers:
         text = "".join(layout.lines[carrier.first : carrier.last + 1])
         if not text.endswith("\n"):
@@ -565,7 +170,7 @@ def _assemble(template: Template, layout: _Layout, carriers: list[_Carrier]) -> 
     return out
 
 
-def _is_item(layout: _Layout, carrier: _Carrier) -> bool:
+def _is_item(layout: Layout, carrier: Carrier) -> bool:
     return layout.list_item(carrier.first) == (carrier.first, carrier.last)
 
 
@@ -616,13 +221,13 @@ def _draft_once(template: Template, overrides: Overrides | None, unsafe: bool) -
         draft.rewritten += rewritten
         draft.source = draft.baseline = source
     units = find_units(current, overrides)
-    carriers, moving = _move_plan(current, units, draft.not_fixable, unsafe)
+    carriers, moving = move_plan(current, units, draft.not_fixable, unsafe)
     if moving:
-        layout = _Layout(current)
+        layout = Layout(current)
         draft.source = _assemble(current, layout, carriers)
         for carrier in carriers:
             if id(carrier) in moving:
-                values = ", ".join(f"{u.volatility.kind} {_what(u)}" for u in carrier.units)
+                values = ", ".join(f"{u.volatility.kind} {unit_label(u)}" for u in carrier.units)
                 draft.moved.append(f"{layout.describe(carrier.first, carrier.last)} ({values}) → end of file")
     return draft
 
@@ -661,7 +266,7 @@ def _unsafe_edits(template: Template, units: list[Unit]) -> tuple[list[tuple[int
         if isinstance(seg, Slot) and vol.kind == "timestamp" and vol.precision in _FINER_THAN_DAY:
             fmt = unit.expr.format_spec
             if not fmt or precision_of_format(fmt) != vol.precision:
-                refused.append(f"line {line}: timestamp {_what(unit)}: not fixable (unsafe): no format string to "
+                refused.append(f"line {line}: timestamp {unit_label(unit)}: not fixable (unsafe): no format string to "
                                "coarsen; only format literals are rewritten")
                 continue
             text = source[seg.span.start : seg.span.end]
@@ -675,54 +280,16 @@ def _unsafe_edits(template: Template, units: list[Unit]) -> tuple[list[tuple[int
                     done.append(f"line {line}: clock format {fmt!r} → {new_fmt!r} (unsafe)")
                     break
             else:
-                refused.append(f"line {line}: timestamp {_what(unit)}: not fixable (unsafe): the format is not a "
+                refused.append(f"line {line}: timestamp {unit_label(unit)}: not fixable (unsafe): the format is not a "
                                "plain literal in the template")
         elif isinstance(seg, Block) and vol.kind == "tool-order":
-            edit, reason = _sort_edit(template, seg)
+            edit, reason = sort_edit(template, seg)
             if edit is not None:
                 edits.append(edit)
                 done.append(f"line {line}: loop over `{unit.expr.source}` sorted (unsafe)")
             else:
-                refused.append(f"line {line}: tool-order {_what(unit)}: not fixable (unsafe): {reason}")
+                refused.append(f"line {line}: tool-order {unit_label(unit)}: not fixable (unsafe): {reason}")
     return edits, done, refused
-
-
-def _sort_edit(template: Template, block: Block) -> tuple[tuple[int, int, str] | None, str]:
-    if template.syntax != "jinja" or block.kind != "for":
-        return None, "only Jinja `{% for %}` loops can be sorted in the template; sort the list where it is filled"
-    source = template.source
-    tag = source[block.open.start : block.open.end]
-    match = re.match(r"(\{%[-+]?\s*for\s+)(.+?)(\s+in\s+)(.+?)(\s*[-+]?%\})$", tag, re.DOTALL)
-    if match is None:
-        return None, "the loop tag could not be read"
-    from jinja2 import TemplateSyntaxError
-    from jinja2 import nodes as n
-
-    from promptlint.loaders.jinja import environment
-
-    target_src, iter_src = match.group(2), match.group(4)
-    try:
-        loop = environment().parse("{% for " + target_src + " in " + iter_src + " %}{% endfor %}").body[0]
-    except TemplateSyntaxError:
-        return None, "the loop tag could not be read"
-    assert isinstance(loop, n.For)
-    if loop.test is not None or loop.recursive:
-        return None, "the loop has a condition or is recursive"
-    names = [loop.target] if isinstance(loop.target, n.Name) else list(getattr(loop.target, "items", []))
-    items = re.fullmatch(r"(.+?)\s*\.\s*items\s*\(\s*\)", iter_src.strip(), re.DOTALL)
-    if len(names) == 2 and items is not None:
-        new_iter = f"{items.group(1)} | dictsort"
-    elif len(names) == 1 and isinstance(loop.target, n.Name):
-        var = loop.target.name
-        body = source[block.open.end : block.close.start if block.close else block.span.end]
-        by_name = re.search(rf"(?<![\w.]){re.escape(var)}\s*(?:\.\s*name\b|\[\s*['\"]name['\"]\s*\])", body)
-        key = '(attribute="name")' if by_name or not re.search(rf"(?<![\w.]){re.escape(var)}\s*(?:\}}|\|)", body) else ""
-        plain = isinstance(loop.iter, n.Name | n.Getattr | n.Getitem | n.Filter | n.Call)
-        new_iter = f"{iter_src} | sort{key}" if plain else f"({iter_src}) | sort{key}"
-    else:
-        return None, "the loop unpacks names from something other than `.items()`"
-    start = block.open.start + match.start(4)
-    return (start, start + len(iter_src), new_iter), ""
 
 
 # ---------------------------------------------------------------------------------------
@@ -996,21 +563,6 @@ def _price(plan: FixPlan, config: Config, before: Analysis, after: Analysis) -> 
     plan.cost_basis = f"{now['provider']} {now['model']}{dated}"
     if fixed["cached_tokens_per_call"] == 0:
         plan.cost_basis += f"; still nothing cached: {fixed['tokens_per_call']:,} tokens is below the provider minimum"
-
-
-def is_fixable(template: Template, unit: Unit, overrides: Overrides | None = None) -> bool:
-    """Whether ``promptlint fix`` moves this unit (or, for a tool loop, fixes it with unsafe fixes)."""
-    unsafe = unit.is_loop and unit.volatility.kind == "tool-order"
-    try:
-        units = find_units(template, overrides)
-        if not any(u.segment is unit.segment for u in units):
-            units.append(unit)
-        if unsafe and isinstance(unit.segment, Block) and _sort_edit(template, unit.segment)[0] is not None:
-            return True
-        carriers, moving = _move_plan(template, units, [], unsafe)
-    except LoadError:
-        return False
-    return any(id(c) in moving and any(u.segment is unit.segment for u in c.units) for c in carriers)
 
 
 def unified_diff(path: str, old: str, new: str) -> str:

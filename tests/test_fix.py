@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from promptlint.fix import FileChangedError, fix_file, is_fixable, plan_fix, prove, write_atomic
+from promptlint.core.fixability import is_fixable
+from promptlint.fix import FileChangedError, fix_file, plan_fix, prove, write_atomic
 from promptlint.loaders import load_text
 
 RULES = "\n".join(
