@@ -95,15 +95,20 @@ def fix_file(
     result.diff = unified_diff(path, template.source, plan.new_source)
     if write:
         data = (b"\xef\xbb\xbf" if template.has_bom else b"") + plan.new_source.encode("utf-8")
-        try:
-            write_atomic(path, data, original_bytes)
-        except FileChangedError as exc:
-            result.problems.append(str(exc))
-        except OSError as exc:
-            result.problems.append(f"{path}: could not write ({exc.strerror or exc})")
-        else:
-            result.written = True
+        _write(result, path, data, original_bytes, shown=path)
     return result
+
+
+def _write(result: FixResult, target: str | Path, data: str | bytes, original: bytes, *, shown: str) -> None:
+    """Write a proved rewrite atomically; a refusal or an OS error becomes a problem of ``result``."""
+    try:
+        write_atomic(target, data, original)
+    except FileChangedError as exc:
+        result.problems.append(str(exc))
+    except OSError as exc:
+        result.problems.append(f"{shown}: could not write ({exc.strerror or exc})")
+    else:
+        result.written = True
 
 
 def fix_paths(
@@ -165,13 +170,6 @@ def _fix_assembly_orders(files: Sequence[str], explicit: Config | None, write: b
         result.changed, result.moved = True, plan.moved
         result.diff = unified_diff(shown, plan.old_text, plan.new_text)
         if write:
-            try:
-                write_atomic(config_path, plan.new_text, plan.old_text.encode("utf-8"))
-            except FileChangedError as exc:
-                result.problems.append(str(exc))
-            except OSError as exc:
-                result.problems.append(f"{shown}: could not write ({exc.strerror or exc})")
-            else:
-                result.written = True
+            _write(result, config_path, plan.new_text, plan.old_text.encode("utf-8"), shown=shown)
         results.append(result)
     return results
