@@ -39,7 +39,7 @@ from collections.abc import Iterator
 
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.fix import is_fixable
+from promptlint.core.fixability import is_fixable
 from promptlint.core.severity import rebilled, severity_for, stable_tokens
 
 CODE = "PC102"

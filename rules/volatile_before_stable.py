@@ -54,7 +54,7 @@ from collections.abc import Iterator
 
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.fix import is_fixable
+from promptlint.core.fixability import is_fixable
 from promptlint.core.severity import how_often, is_substantial, rebilled, severity_for, stable_tokens
 
 CODE = "PC101"

@@ -32,11 +32,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from promptlint.core.findings import Finding
-from promptlint.fix import is_fixable
+from promptlint.core.fixability import is_fixable
 from promptlint.core.ir import Tag
-from promptlint.project import CheckedFile, Project
 from promptlint.core.severity import how_often, rebilled, severity_for, stable_tokens
 from promptlint.core.volatility import Volatility
+from promptlint.project import CheckedFile, Project
 
 CODE = "PC104"
 NAME = "volatile-include"

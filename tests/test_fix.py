@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from promptlint.fix import FileChangedError, fix_file, is_fixable, plan_fix, prove, write_atomic
+from promptlint.core.fixability import is_fixable
+from promptlint.fix import FileChangedError, fix_file, plan_fix, prove, write_atomic
 from promptlint.loaders import load_text
 
 RULES = "\n".join(
@@ -317,7 +318,7 @@ def test_the_file_mode_is_kept(write) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_a_file_changed_on_disk_is_not_overwritten(write, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import promptlint.fix as fix_mod
+    import promptlint.fix.apply as fix_mod
 
     path = write("a.j2", f"Time {{{{ now() }}}}\n\n{RULES}\n")
     real_plan = fix_mod.plan_fix

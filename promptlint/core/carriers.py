@@ -1,0 +1,249 @@
+"""Move planning: which self-contained pieces of a template (carriers) would go to the
+tail so that no volatile unit stands before stable text, and why the others cannot.
+
+A carrier is the smallest piece that carries a volatile unit: its line(s), grown to the
+paragraph or list item and the whole block it stands in (:meth:`Layout.grow`). A carrier
+cannot move when it stands in a code fence or a table, when it holds a value that cannot
+move, or (Jinja) when moving it would change what a name means. Pure: it plans, the
+rewriter (``promptlint.fix``) edits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from promptlint.core.analysis import Unit
+from promptlint.core.ir import Block, Segment, Slot, Span, Tag, Template, walk
+from promptlint.core.layout import Layout
+
+_IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_JINJA_WORDS = frozenset({
+    "if", "else", "elif", "endif", "for", "endfor", "in", "not", "and", "or", "is", "set", "endset", "macro",
+    "endmacro", "call", "endcall", "filter", "endfilter", "block", "endblock", "with", "endwith", "import",
+    "from", "as", "include", "extends", "true", "false", "none", "True", "False", "None", "recursive",
+    "context", "without", "ignore", "missing", "loop", "raw", "endraw", "trans", "endtrans", "pluralize",
+    "autoescape", "endautoescape", "do", "break", "continue", "super", "self", "caller", "varargs", "kwargs",
+})
+
+
+# ---------------------------------------------------------------------------------------
+# Jinja names: what a piece of a template defines and reads
+
+
+def _expression_sites(template: Template) -> list[tuple[Span, Segment]]:
+    sites: list[tuple[Span, Segment]] = []
+    for seg in walk(template.segments):
+        if isinstance(seg, Slot | Tag):
+            sites.append((seg.span, seg))
+        elif isinstance(seg, Block):
+            sites.append((seg.open, seg))
+    return sites
+
+
+def _defined_names(seg: Segment, source: str) -> set[str]:
+    text = source[_span_of(seg).start : _span_of(seg).end]
+    if isinstance(seg, Tag):
+        if seg.tag == "set" and seg.target:
+            return set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", seg.target))
+        if seg.tag in ("import", "from"):
+            after = re.split(r"\bimport\b", text, maxsplit=1)[-1] if seg.tag == "from" else text
+            names = set(_IDENT.findall(after.split(" as ", 1)[-1] if seg.tag == "import" else after))
+            return names - _JINJA_WORDS
+    if isinstance(seg, Block) and seg.kind in ("set", "macro"):
+        match = re.match(r"\{%[-+]?\s*(?:set|macro)\s+([A-Za-z_]\w*)", text)
+        return {match.group(1)} if match else set()
+    return set()
+
+
+def _span_of(seg: Segment) -> Span:
+    return seg.open if isinstance(seg, Block) else seg.span
+
+
+def _read_names(seg: Segment, source: str) -> set[str]:
+    span = _span_of(seg)
+    return set(_IDENT.findall(source[span.start : span.end])) - _JINJA_WORDS
+
+
+# ---------------------------------------------------------------------------------------
+# Planning
+
+
+@dataclass
+class Carrier:
+    """A range of lines (0-based, inclusive) that moves as a whole, and the units it carries."""
+
+    first: int
+    last: int
+    units: list[Unit]
+
+    @property
+    def line(self) -> int:
+        return min(u_line for u_line in self.unit_lines) if self.unit_lines else self.first
+
+    unit_lines: list[int] = field(default_factory=list)
+
+
+def unit_label(unit: Unit) -> str:
+    """How a unit is named in a message: its source, or its name when the source is long."""
+    source = unit.expr.source
+    return f"`{source}`" if len(source) <= 60 else f"`{unit.expr.name}`"
+
+
+def _participates(unit: Unit, unsafe: bool) -> bool:
+    """PC101 units always; loops over tool lists (PC102) only with unsafe fixes."""
+    return unsafe or not (unit.is_loop and unit.volatility.kind == "tool-order")
+
+
+def move_plan(
+    template: Template, units: list[Unit], not_fixable: list[str], unsafe: bool
+) -> tuple[list[Carrier], set[int]]:
+    """The carriers to emit at the tail (in order), and which of them move at all."""
+    layout = Layout(template)
+    if not layout.count:
+        return [], set()
+    blocked: list[tuple[int, str]] = []  # (line, reason)
+    for unit in units:
+        if not _participates(unit, unsafe):
+            line = layout.line_of(unit.segment.span.start)
+            blocked.append((line, (f"line {line + 1}: tool-order {unit_label(unit)}: not moved; sort it "
+                                  "(PC102, `--unsafe-fixes`)")))
+    units = [u for u in units if _participates(u, unsafe)]
+    extends = any(isinstance(s, Tag) and s.tag == "extends" for s in template.walk())
+    open_fence = next((f for f in layout.fences if not f[2]), None)
+    carriers: list[Carrier] = []
+    for unit in units:
+        span = unit.segment.span
+        first, last = layout.lines_of(span)
+        label = f"line {first + 1}: {unit.volatility.kind} {unit_label(unit)}"
+        fence = layout.fence_at(first) or layout.fence_at(last)
+        if extends:
+            blocked.append((first, f"{label}: not fixable: the template extends another one; move it inside its blocks"))
+            continue
+        if fence is not None:
+            blocked.append((first, f"{label}: not fixable: it stands inside a code fence (lines {fence[0] + 1}–{fence[1] + 1})"))
+            continue
+        if any(line in layout.table_rows for line in range(first, last + 1)):
+            blocked.append((first, f"{label}: not fixable: it stands in a table row; moving the row would break the table"))
+            continue
+        first, last = layout.grow(first, last)
+        carriers.append(Carrier(first, last, [unit], [layout.line_of(span.start)]))
+
+    # A carrier that would take a value that cannot move along cannot move either.
+    blocked_lines = {line for line, _ in blocked}
+    kept_carriers = []
+    for carrier in carriers:
+        held = sorted(line for line in blocked_lines if carrier.first <= line <= carrier.last)
+        if held:
+            blocked.append((carrier.line, (f"{_carrier_label(layout, carrier)}: not fixable: the unit that carries "
+                                          f"it ({layout.describe(carrier.first, carrier.last)}) holds line "
+                                          f"{held[0] + 1}, which cannot be moved")))
+        else:
+            kept_carriers.append(carrier)
+    carriers = kept_carriers
+
+    # Merge carriers that share lines (growing again: the union may cut something).
+    carriers.sort(key=lambda c: c.first)
+    merged: list[Carrier] = []
+    for carrier in carriers:
+        if merged and carrier.first <= merged[-1].last:
+            top = merged[-1]
+            top.first, top.last = layout.grow(min(top.first, carrier.first), max(top.last, carrier.last))
+            top.units += carrier.units
+            top.unit_lines += carrier.unit_lines
+            while len(merged) > 1 and merged[-2].last >= merged[-1].first:
+                top = merged.pop()
+                prev = merged[-1]
+                prev.first, prev.last = layout.grow(prev.first, max(prev.last, top.last))
+                prev.units += top.units
+                prev.unit_lines += top.unit_lines
+        else:
+            merged.append(carrier)
+    carriers = merged
+
+    # A carrier that cuts a code fence cannot move; nor can anything when the file ends in an open one.
+    active: list[Carrier] = []
+    for carrier in carriers:
+        label = _carrier_label(layout, carrier)
+        cut = next((f for f in layout.fences if (carrier.first <= f[0] <= carrier.last) != (carrier.first <= f[1] <= carrier.last)), None)
+        if cut is not None:
+            blocked.append((carrier.line, f"{label}: not fixable: it would split the code fence on lines {cut[0] + 1}–{cut[1] + 1}"))
+        elif open_fence is not None and carrier.last < open_fence[0]:
+            blocked.append((carrier.line, (f"{label}: not fixable: the file ends inside the code fence opened on line "
+                                          f"{open_fence[0] + 1}, so text moved to the end would land in it")))
+        else:
+            active.append(carrier)
+
+    sites = _expression_sites(template) if template.syntax == "jinja" else []
+    while True:
+        covered = covered_lines(active)
+        content_lines = [i for i in range(layout.count) if not layout.blank[i] and i not in covered]
+        last_content = max(content_lines, default=-1)
+        first_blocker = min((line for line, _ in blocked if line < last_content), default=None)
+        dropped: list[tuple[Carrier, str]] = []
+        for carrier in active:
+            needs = last_content > carrier.last
+            if needs and first_blocker is not None and carrier.first > first_blocker:
+                dropped.append((carrier, (f"not moved: line {first_blocker + 1} holds a value that cannot be moved, "
+                                          "so the stable prefix already ends before it")))
+                continue
+            reason = _definition_conflict(template, layout, sites, carrier, covered)
+            if reason is not None:
+                dropped.append((carrier, f"not fixable: {reason}"))
+        if not dropped:
+            break
+        for carrier, reason in dropped:
+            active.remove(carrier)
+            blocked.append((carrier.line, f"{_carrier_label(layout, carrier)}: {reason}"))
+
+    covered = covered_lines(active)
+    last_content = max((i for i in range(layout.count) if not layout.blank[i] and i not in covered), default=-1)
+    moving = {id(c) for c in active if last_content > c.last}
+    for carrier in active:
+        if id(carrier) in moving:
+            continue
+        # Already at the tail, but carried by a paragraph or block with stable text after the value.
+        inner_after = [i for i in range(max(carrier.unit_lines) + 1, carrier.last + 1) if not layout.blank[i]]
+        if inner_after:
+            not_fixable.append(
+                f"{_carrier_label(layout, carrier)}: not fixable: the smallest unit that carries it "
+                f"({layout.describe(carrier.first, carrier.last)}) already ends the file; split it to move the value"
+            )
+    not_fixable.extend(reason for _, reason in sorted(blocked))
+    if not moving:
+        return [], set()
+    return active, moving
+
+
+def _carrier_label(layout: Layout, carrier: Carrier) -> str:
+    what = ", ".join(f"{u.volatility.kind} {unit_label(u)}" for u in carrier.units)
+    return f"line {carrier.line + 1}: {what}"
+
+
+def covered_lines(carriers: Iterable[Carrier]) -> set[int]:
+    """Every line some carrier takes."""
+    return {i for c in carriers for i in range(c.first, c.last + 1)}
+
+
+def _definition_conflict(
+    template: Template, layout: Layout, sites: list[tuple[Span, Segment]], carrier: Carrier, covered: set[int]
+) -> str | None:
+    """Why moving a Jinja carrier past the text after it would change what a name means."""
+    if not sites:
+        return None
+    lo, hi = layout.offsets(carrier.first, carrier.last)
+    inside = [seg for span, seg in sites if lo <= span.start < hi]
+    after = [(span, seg) for span, seg in sites
+             if span.start >= hi and layout.line_of(span.start) not in covered]
+    defines = set().union(*(_defined_names(seg, template.source) for seg in inside)) if inside else set()
+    reads = set().union(*(_read_names(seg, template.source) for seg in inside)) if inside else set()
+    for span, seg in after:
+        line = layout.line_of(span.start) + 1
+        used = defines & _read_names(seg, template.source)
+        if used:
+            return f"defines `{min(used)}` used on line {line}"
+        reset = reads & _defined_names(seg, template.source)
+        if reset:
+            return f"reads `{min(reset)}`, which is set again on line {line}"
+    return None

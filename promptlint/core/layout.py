@@ -1,0 +1,189 @@
+"""The shape of a template file, as the fixer sees it: lines, paragraphs, Markdown list
+items, code fences and tables, and the spans (blocks, tags, slots) that may not be cut.
+
+A pure view of a :class:`~promptlint.core.ir.Template`; it computes, never edits.
+"""
+
+from __future__ import annotations
+
+import re
+
+from promptlint.core.ir import Block, Slot, Span, Tag, Template, walk
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$|^\s*\|\s*:?-+:?\s*\|\s*$")
+
+
+class Layout:
+    """A template's lines, with the Markdown structure and the spans a move may not cut."""
+
+    def __init__(self, template: Template) -> None:
+        self.template = template
+        source = template.source
+        self.lines: list[str] = [line for line in re.split(r"(?<=\n)", source) if line]
+        self.starts: list[int] = []
+        at = 0
+        for line in self.lines:
+            self.starts.append(at)
+            at += len(line)
+        self.count = len(self.lines)
+        self.blank = [not line.strip() for line in self.lines]
+        self.fences: list[tuple[int, int, bool]] = self._fences()
+        self.table_rows = self._table_rows()
+        # Spans that may not be cut: every block (at any depth) and every tag or slot.
+        self.whole: list[tuple[Span, Block | None]] = []
+        for seg in walk(template.segments):
+            if isinstance(seg, Block):
+                self.whole.append((seg.span, seg))
+            elif isinstance(seg, Slot | Tag) and seg.span.end > seg.span.start:
+                self.whole.append((seg.span, None))
+
+    # positions
+    def line_of(self, offset: int) -> int:
+        lo, hi = 0, self.count - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    def lines_of(self, span: Span) -> tuple[int, int]:
+        return self.line_of(span.start), self.line_of(max(span.start, span.end - 1))
+
+    def offsets(self, first: int, last: int) -> tuple[int, int]:
+        return self.starts[first], self.starts[last] + len(self.lines[last])
+
+    # Markdown structure
+    def _fences(self) -> list[tuple[int, int, bool]]:
+        fences: list[tuple[int, int, bool]] = []
+        opened: tuple[int, str, int] | None = None
+        for i, line in enumerate(self.lines):
+            match = _FENCE.match(line)
+            if opened is None:
+                if match:
+                    opened = (i, match.group(1)[0], len(match.group(1)))
+            elif match and match.group(1)[0] == opened[1] and len(match.group(1)) >= opened[2] \
+                    and line.strip() == match.group(1):
+                fences.append((opened[0], i, True))
+                opened = None
+        if opened is not None:
+            fences.append((opened[0], self.count - 1, False))
+        return fences
+
+    def _table_rows(self) -> set[int]:
+        rows: set[int] = set()
+        for i, line in enumerate(self.lines):
+            if not _TABLE_DELIMITER.match(line.rstrip("\r\n")) or "|" not in line:
+                continue
+            first, last = self.paragraph(i)
+            rows.update(j for j in range(first, last + 1) if "|" in self.lines[j])
+        rows.update(i for i, line in enumerate(self.lines) if line.lstrip().startswith("|"))
+        return rows
+
+    def fence_at(self, line: int) -> tuple[int, int, bool] | None:
+        return next((f for f in self.fences if f[0] <= line <= f[1]), None)
+
+    def paragraph(self, line: int) -> tuple[int, int]:
+        if self.blank[line]:
+            return line, line
+        first = line
+        while first > 0 and not self.blank[first - 1]:
+            first -= 1
+        last = line
+        while last + 1 < self.count and not self.blank[last + 1]:
+            last += 1
+        return first, last
+
+    def _indent(self, line: int) -> int:
+        text = self.lines[line]
+        return len(text) - len(text.lstrip(" \t"))
+
+    def _is_item(self, line: int) -> bool:
+        return bool(_LIST_ITEM.match(self.lines[line]))
+
+    def list_item(self, line: int) -> tuple[int, int] | None:
+        """The top-level Markdown list item a line belongs to (item line + continuation)."""
+        if self.blank[line]:
+            return None
+        item: int | None = line if self._is_item(line) else None
+        base = self._indent(line)
+        j = line - 1
+        while j >= 0 and not self.blank[j]:
+            indent = self._indent(j)
+            if indent < base:
+                if not self._is_item(j):
+                    break
+                item, base = j, indent
+            j -= 1
+        if item is None:
+            return None
+        last = item
+        while last + 1 < self.count and not self.blank[last + 1] and self._indent(last + 1) > self._indent(item):
+            last += 1
+        return (item, last) if item <= line <= last else None
+
+    def grow(self, first: int, last: int) -> tuple[int, int]:
+        """Grow a line range until it cuts no block, tag, paragraph or list item."""
+        while True:
+            lo, hi = self.offsets(first, last)
+            new_first, new_last = first, last
+            for span, _ in self.whole:
+                if span.start < hi and span.end > lo and not (lo <= span.start and span.end <= hi):
+                    a, b = self.lines_of(span)
+                    new_first, new_last = min(new_first, a), max(new_last, b)
+            for line in (new_first, new_last):
+                item = self.list_item(line)
+                if item is not None:
+                    new_first, new_last = min(new_first, item[0]), max(new_last, item[1])
+            new_first, new_last = self._statement(new_first, new_last)
+            if (new_first, new_last) == (first, last):
+                return first, last
+            first, last = new_first, new_last
+
+    def _ends_statement(self, line: int) -> bool:
+        """A line that ends a sentence (``.``, ``!``, ``?``) or a value (``}}``, ``%}``, ``}``)."""
+        text = self.lines[line].rstrip().rstrip("\"')*_]`")
+        return text.endswith((".", "!", "?", "}"))
+
+    def _comment_only(self, line: int) -> bool:
+        return bool(re.fullmatch(r"\s*(\{#.*#\}|\{\{!.*\}\})\s*", self.lines[line]))
+
+    def _statement(self, first: int, last: int) -> tuple[int, int]:
+        """Grow a range to the statement it belongs to within its paragraph.
+
+        Prompts often put one statement per line (``Current time: …`` under ``You are
+        Atlas.``); such a line is self-contained. A line that runs on (hard-wrapped
+        prose, an intro ending in ``:``, a comment about what follows) takes its
+        neighbours with it, up to the whole paragraph.
+        """
+        top, bottom = self.paragraph(first)[0], self.paragraph(last)[1]
+        if self.list_item(first) is None:
+            while first > top and self.list_item(first - 1) is None and (
+                not self._ends_statement(first - 1) or self._comment_only(first - 1)
+            ):
+                first -= 1
+        if self.list_item(last) is None:
+            while last < bottom and self.list_item(last + 1) is None and not self._ends_statement(last):
+                last += 1
+        return first, last
+
+    def describe(self, first: int, last: int) -> str:
+        where = f"line {first + 1}" if first == last else f"lines {first + 1}–{last + 1}"
+        for span, block in self.whole:
+            if block is not None and self.lines_of(span) == (first, last):
+                return f"{block_name(block, self.template)} on {where}"
+        if self.list_item(first) == (first, last):
+            return f"list item on {where}"
+        if first != last and self.paragraph(first) == (first, last):
+            return f"paragraph on {where}"
+        return where
+
+
+def block_name(block: Block, template: Template) -> str:
+    if template.syntax == "jinja":
+        return f"`{{% {block.kind} %}}` block"
+    return f"section `{template.source[block.open.start:block.open.end].strip()}`"
+

@@ -1,0 +1,66 @@
+"""``promptlint fix``: move volatile parts to the tail, provably without losing a word.
+
+The safe fix only moves text. For every volatile unit that has stable content after
+it, the smallest self-contained piece of the file that carries it is taken: the whole
+line(s) it stands on, grown to its paragraph (consecutive non-blank lines) or its
+Markdown list item (the item line and its indented continuation), and to the whole
+``{% if %}``/``{% for %}`` block or Mustache section it stands in. These pieces go to
+the end of the file in their original order, after one blank line.
+
+Nothing is written before the rewrite is proved (black's habit): the new text parses
+with the same loader; rendering old and new with the same random values yields the
+same multiset of non-empty lines, for several value sets; the source keeps every word
+and gains none; planning again on the result changes nothing; and the stable prefix,
+in tokens, grew. Writing is atomic (temporary file in the same folder, fsync,
+``os.replace``) and keeps the file's mode, BOM, line endings and final newline; a file
+that changed on disk since it was read is left alone.
+
+Unsafe fixes (``unsafe=True``) change words: a clock's format literal finer than a day
+is coarsened to day precision, and an unsorted Jinja loop over a tool list gets
+``| sort(attribute="name")`` (``| dictsort`` for ``k, v in x.items()``).
+
+This package owns the rewriter, one job a module:
+
+- ``draft``: the unproved rewrite (unsafe rewrites, then the planned moves, to a fixed point);
+- ``unsafe``: the unsafe rewrites (day-precision clock formats, sorted tool loops);
+- ``render``: rendering old and new with the same generated values;
+- ``prove``: the proof a rewrite must pass;
+- ``plan``: one template's proved fix, with its stable prefix and cost before and after;
+- ``write``: the unified diff and the atomic write;
+- ``apply``: fixing files and folders, and the results the reporter prints;
+- ``assembly``: the rewrite of ``[assembly] order`` in config (PC106).
+
+Where the pieces of a file may be cut and which of them move is planned in the core
+(``promptlint.core.layout``, ``promptlint.core.carriers``, ``promptlint.core.loopsort``),
+so that a rule can ask :func:`promptlint.core.fixability.is_fixable` without importing
+this package. It may import the core, the loaders, config, ``promptlint.api`` (lazily,
+for file reading and per-file config), the project, the assembly rule, jinja2 (lazily)
+and ``promptlint.cachecost`` (lazily, for the cost with a provider); nothing in the check
+pipeline may import it.
+"""
+
+from __future__ import annotations
+
+from promptlint.core.fixability import is_fixable
+from promptlint.fix.apply import FixReport, FixResult, fix_file, fix_paths
+from promptlint.fix.plan import FixPlan, plan_fix
+from promptlint.fix.prove import prove
+from promptlint.fix.render import render_ir
+from promptlint.fix.unsafe import day_format
+from promptlint.fix.write import FileChangedError, unified_diff, write_atomic
+
+__all__ = [
+    "FileChangedError",
+    "FixPlan",
+    "FixReport",
+    "FixResult",
+    "day_format",
+    "fix_file",
+    "fix_paths",
+    "is_fixable",
+    "plan_fix",
+    "prove",
+    "render_ir",
+    "unified_diff",
+    "write_atomic",
+]

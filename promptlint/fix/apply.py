@@ -1,0 +1,175 @@
+"""``promptlint fix`` over files and folders: read each file, plan and prove its fix,
+show the diff and (with ``write``) write it; then rewrite ``[assembly] order`` in the
+configs that govern them. The results are what the fix reporter prints."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from promptlint.config import Config
+from promptlint.fix.plan import plan_fix
+from promptlint.fix.write import FileChangedError, unified_diff, write_atomic
+from promptlint.loaders import LoadError
+
+
+@dataclass
+class FixResult:
+    """The outcome of fixing one file."""
+
+    path: str
+    changed: bool = False
+    written: bool = False
+    diff: str = ""
+    stable_before: int = 0
+    stable_after: int = 0
+    tokens_before: int = 0
+    tokens_after: int = 0
+    moved: list[str] = field(default_factory=list)
+    not_fixable: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    rewritten: list[str] = field(default_factory=list)
+    cost_before: float | None = None
+    cost_after: float | None = None
+    cost_basis: str | None = None
+    # The file could not be read or parsed (exit 2); nothing else is set then.
+    error: str | None = None
+
+
+@dataclass
+class FixReport:
+    files: list[FixResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors) or any(r.error for r in self.files)
+
+
+def fix_file(
+    path: str,
+    config: Config | None = None,
+    syntax: str | None = None,
+    *,
+    unsafe: bool = False,
+    write: bool = True,
+    model: str | None = None,
+    provider: str | None = None,
+) -> FixResult:
+    """Plan, prove and (with ``write``) apply the fix to one file."""
+    from promptlint.api import _describe, _syntax_for, config_for_file
+    from promptlint.config import ConfigError
+    from promptlint.core import tokens
+    from promptlint.loaders import load_bytes, read_bytes
+
+    try:
+        original_bytes = read_bytes(path)
+        config = config_for_file(path, config, model=model, provider=provider)
+        template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax))
+        plan = plan_fix(template, config, unsafe)
+    except ConfigError as exc:
+        return FixResult(path, error=str(exc))
+    except LoadError as exc:
+        return FixResult(path, error=_describe(exc))
+    except tokens.TokenizerError as exc:
+        return FixResult(path, error=str(exc))
+    result = FixResult(
+        path=path,
+        changed=plan.changed,
+        stable_before=plan.stable_before,
+        stable_after=plan.stable_after,
+        tokens_before=plan.tokens_before,
+        tokens_after=plan.tokens_after,
+        cost_before=plan.cost_before,
+        cost_after=plan.cost_after,
+        cost_basis=plan.cost_basis,
+        moved=plan.moved if plan.changed else [],
+        rewritten=plan.rewritten if plan.changed else [],
+        not_fixable=plan.not_fixable,
+        problems=plan.problems,
+    )
+    if not plan.changed:
+        return result
+    result.diff = unified_diff(path, template.source, plan.new_source)
+    if write:
+        data = (b"\xef\xbb\xbf" if template.has_bom else b"") + plan.new_source.encode("utf-8")
+        _write(result, path, data, original_bytes, shown=path)
+    return result
+
+
+def _write(result: FixResult, target: str | Path, data: str | bytes, original: bytes, *, shown: str) -> None:
+    """Write a proved rewrite atomically; a refusal or an OS error becomes a problem of ``result``."""
+    try:
+        write_atomic(target, data, original)
+    except FileChangedError as exc:
+        result.problems.append(str(exc))
+    except OSError as exc:
+        result.problems.append(f"{shown}: could not write ({exc.strerror or exc})")
+    else:
+        result.written = True
+
+
+def fix_paths(
+    paths: Sequence[str],
+    *,
+    config_file: str | None = None,
+    syntax: str | None = None,
+    unsafe: bool = False,
+    write: bool = True,
+    model: str | None = None,
+    provider: str | None = None,
+) -> FixReport:
+    """Fix files and folders (folders are walked as ``promptlint check`` walks them)."""
+    from promptlint.api import collect
+
+    report = FixReport()
+    files, explicit, report.errors = collect(paths, config_file)
+    for path in files:
+        report.files.append(
+            fix_file(path, explicit, syntax, unsafe=unsafe, write=write, model=model, provider=provider)
+        )
+    report.files.extend(_fix_assembly_orders(files, explicit, write))
+    return report
+
+
+def _fix_assembly_orders(files: Sequence[str], explicit: Config | None, write: bool) -> list[FixResult]:
+    """Rewrite `[assembly] order` in each config that governs the fixed files (PC106)."""
+    from promptlint.api import _config_for
+    from promptlint.config import ConfigError
+    from promptlint.fix.assembly import plan_order_fix
+    from promptlint.project import Project
+
+    configs: dict[Path, Config] = {}
+    for path in files:
+        try:
+            config = _config_for(path, explicit)
+        except ConfigError:
+            continue
+        if config.path is not None and config.assembly.get("order"):
+            configs.setdefault(config.path.resolve(), config)
+    results = []
+    project = Project()
+    for config_path, config in configs.items():
+        shown = os.path.relpath(config_path) if not os.path.relpath(config_path).startswith("..") else str(config_path)
+        plan = plan_order_fix(config, project)
+        if plan is None:
+            continue
+        result = FixResult(
+            shown,
+            stable_before=plan.stable_before,
+            stable_after=plan.stable_after if plan.new_text is not None else plan.stable_before,
+            tokens_before=plan.tokens,
+            tokens_after=plan.tokens,
+            not_fixable=plan.not_fixable,
+        )
+        if plan.new_text is None or plan.new_text == plan.old_text:
+            results.append(result)
+            continue
+        result.changed, result.moved = True, plan.moved
+        result.diff = unified_diff(shown, plan.old_text, plan.new_text)
+        if write:
+            _write(result, config_path, plan.new_text, plan.old_text.encode("utf-8"), shown=shown)
+        results.append(result)
+    return results

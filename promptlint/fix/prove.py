@@ -1,0 +1,90 @@
+"""The proof a rewrite must pass before it is written (black's habit).
+
+The new text parses with the same loader; rendering old and new with the same random
+values yields the same multiset of non-empty lines, for several value sets; the source
+keeps every word and gains none; planning again on the result changes nothing; and the
+stable prefix, in tokens, grew.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+
+from promptlint.config import Config
+from promptlint.core.analysis import Analysis, analyze
+from promptlint.core.ir import Template
+from promptlint.fix.draft import draft_fix, reload
+from promptlint.fix.render import render_ir, render_jinja
+from promptlint.loaders import LoadError
+
+# How many random value sets the rendering proof uses.
+PROOF_ROUNDS = 4
+NO_GAIN = "the stable prefix did not grow"
+MORE_BEFORE = "more volatile values would stand before stable text"
+
+
+def _lines(text: str) -> Counter[str]:
+    return Counter(line.rstrip("\r") for line in text.split("\n") if line.strip())
+
+
+def _volatile_before_stable(analysis: Analysis) -> int:
+    """How many volatile units have stable, non-blank text rendered after them."""
+    return sum(1 for u in analysis.units if analysis.stable_text[analysis.offset_of(u.segment) :].strip())
+
+
+def prove(
+    original: Template, new_source: str, unsafe: bool = False, config: Config | None = None
+) -> list[str]:
+    """Reasons the rewrite of ``original`` into ``new_source`` is not safe (empty: proved)."""
+    config = config or Config()
+    problems: list[str] = []
+    try:
+        new = reload(original, new_source)
+    except LoadError as exc:
+        return [f"the rewritten template does not parse: {exc.message}"]
+    baseline = draft_fix(original, config.overrides, unsafe).baseline if unsafe else original.source
+
+    lost = Counter(baseline.split()) - Counter(new_source.split())
+    added = Counter(new_source.split()) - Counter(baseline.split())
+    if lost:
+        problems.append(f"words lost: {', '.join(repr(w) for w in sorted(lost)[:5])}")
+    if added:
+        problems.append(f"words added: {', '.join(repr(w) for w in sorted(added)[:5])}")
+
+    # Random values, seeded by the text itself so that a refusal can be reproduced.
+    salt = hashlib.sha256((original.source + "\0" + new_source).encode()).hexdigest()[:8]
+    rendered = None
+    if original.syntax == "jinja":
+        rendered = render_jinja([original.source, new_source], PROOF_ROUNDS, salt, abstract_clock=unsafe)
+    if rendered is None:
+        # Values the template cannot take (or not Jinja): render from the IR instead.
+        rendered = [[render_ir(t, r, salt, unsafe) for r in range(PROOF_ROUNDS)] for t in (original, new)]
+    for round_, (before, after) in enumerate(zip(*rendered)):
+        if _lines(before) != _lines(after):
+            missing = _lines(before) - _lines(after)
+            extra = _lines(after) - _lines(before)
+            detail = f"missing {next(iter(missing))!r}" if missing else f"new {next(iter(extra))!r}"
+            problems.append(f"rendered lines differ with value set {round_ + 1} ({detail})")
+            break
+
+    again = draft_fix(new, config.overrides, unsafe)
+    if again.source != new_source:
+        problems.append("not idempotent: fixing the result would change it again")
+
+    from promptlint.core import tokens
+
+    encoding = tokens.encoding_name_for_model(config.target_model)
+    before_analysis = analyze(original, encoding, config.overrides)
+    after_analysis = analyze(new, encoding, config.overrides)
+    moved = new_source != baseline
+    if after_analysis.stable_prefix_tokens < before_analysis.stable_prefix_tokens or (
+        moved and after_analysis.stable_prefix_tokens == before_analysis.stable_prefix_tokens
+    ):
+        problems.append(
+            f"{NO_GAIN} ({before_analysis.stable_prefix_tokens} → "
+            f"{after_analysis.stable_prefix_tokens} tokens)"
+        )
+    if _volatile_before_stable(after_analysis) > _volatile_before_stable(before_analysis):
+        problems.append(f"{MORE_BEFORE} than before")
+    return problems

@@ -1,0 +1,159 @@
+"""Rendering for the proof: a template rendered with generated values, the same values
+for the old and the new source. Jinja renders in promptlint's sandbox with values that
+print their own path; other syntaxes (and Jinja the values cannot satisfy) render from
+the IR (:func:`render_ir`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from promptlint.core.ir import RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
+
+
+class _Value:
+    """A template value for the rendering proof: prints its own path, has every
+    attribute, iterates to two items (none when falsy), and can be called."""
+
+    unsafe_callable = False
+    alters_data = False
+    jinja_pass_arg = None
+
+    def __init__(self, path: str, salt: str, truthy: bool = True) -> None:
+        self._path = path
+        self._salt = salt
+        self._truthy = truthy
+
+    def __str__(self) -> str:
+        return f"{self._path}~{self._salt}"
+
+    def __getattr__(self, name: str) -> _Value:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _Value(f"{self._path}.{name}", self._salt, self._truthy)
+
+    def __getitem__(self, key: object) -> _Value:
+        if isinstance(key, str):
+            return self.__getattr__(key)
+        return _Value(f"{self._path}[{key}]", self._salt, self._truthy)
+
+    def __call__(self, *args: object, **kwargs: object) -> _Value:
+        return _Value(f"{self._path}()", self._salt, self._truthy)
+
+    def __iter__(self) -> Iterator[_Value]:
+        return iter([self[0], self[1]] if self._truthy else [])
+
+    def __len__(self) -> int:
+        return 2 if self._truthy else 0
+
+    def __bool__(self) -> bool:
+        return self._truthy
+
+    def __lt__(self, other: object) -> bool:
+        return str(self) < str(other)
+
+    def __gt__(self, other: object) -> bool:
+        return str(self) > str(other)
+
+
+class _Clock(_dt.datetime):
+    """``now`` for the proof: a fixed datetime that can also be called (``now()``)."""
+
+    def __call__(self, *args: object, **kwargs: object) -> _Clock:
+        return self
+
+
+_CLOCK_NAMES = frozenset({"now", "utcnow", "today", "datetime", "current_time", "current_datetime", "clock"})
+
+
+def _jinja_values(names: Iterable[str], round_: int, salt: str, abstract_clock: bool) -> dict[str, Any]:
+    rng = random.Random(f"{salt}-{round_}")
+    values: dict[str, Any] = {}
+    for name in sorted(names):
+        truthy = True if round_ == 0 else (False if round_ == 1 else rng.random() < 0.6)
+        if name in _CLOCK_NAMES and not abstract_clock:
+            values[name] = _Clock(2026, 11, 30 - round_ % 3, 14, 3 + round_, 27 + round_)
+        else:
+            values[name] = _Value(name, f"{salt}{round_}", truthy)
+    return values
+
+
+def render_jinja(sources: Sequence[str], rounds: int, salt: str, abstract_clock: bool) -> list[list[str]] | None:
+    """Each source rendered with the same values per round; None if one cannot render."""
+    from jinja2 import meta
+
+    from promptlint.loaders.jinja import environment
+
+    env = environment()
+    try:
+        names: set[str] = set()
+        compiled = []
+        for source in sources:
+            names |= meta.find_undeclared_variables(env.parse(source))
+            compiled.append(env.from_string(source))
+        return [
+            [t.render(_jinja_values(names, r, salt, abstract_clock)) for r in range(rounds)] for t in compiled
+        ]
+    except Exception:  # noqa: BLE001 - generated values cannot satisfy every expression
+        return None
+
+
+def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: bool = False) -> str:
+    """Render a template from its IR with random values: the same value for the same
+    slot source, every loop twice (or never), every condition by one random draw per
+    expression. Used for syntaxes without a renderer here (Mustache, format, ``${}``).
+    ``abstract_clock`` keys slots without their format string (to prove unsafe rewrites
+    of clock formats changed nothing else)."""
+    rng_cache: dict[str, bool] = {}
+
+    def truth(key: str) -> bool:
+        if round_ == 0:
+            return True
+        if key not in rng_cache:
+            rng_cache[key] = random.Random(f"{salt}-{round_}-{key}").random() < 0.6
+        return rng_cache[key]
+
+    out: list[str] = []
+
+    def visit(segments: list[Segment], scope: str) -> None:
+        for seg in segments:
+            if isinstance(seg, Text):
+                out.append(seg.text)
+            elif isinstance(seg, Slot):
+                key = seg.expr.source
+                if abstract_clock and seg.expr.format_spec:
+                    key = key.replace(seg.expr.format_spec, "")
+                out.append(f"{key}{scope}~{salt}{round_}")
+            elif isinstance(seg, Block):
+                if seg.kind not in RENDERED_BLOCKS:
+                    continue
+                key = seg.expr.source if seg.expr is not None else seg.kind
+                branches: list[list[Segment]] = [[]]
+                conditions: list[str] = [key]
+                for inner in seg.body:
+                    if isinstance(inner, Tag) and inner.tag in ("else", "elif"):
+                        branches.append([])
+                        conditions.append(inner.expr.source if inner.expr is not None else "")
+                    else:
+                        branches[-1].append(inner)
+                if seg.kind in ("for", "each", "section"):
+                    if truth(key):
+                        for i in range(2):
+                            visit(branches[0], f"{scope}[{key}:{i}]")
+                    elif len(branches) > 1:
+                        visit(branches[-1], scope)
+                elif seg.kind in ("inverted", "unless"):
+                    visit(branches[0] if not truth(key) else (branches[1] if len(branches) > 1 else []), scope)
+                elif seg.kind == "if":
+                    for condition, branch in zip(conditions, branches):
+                        if not condition or truth(condition):
+                            visit(branch, scope)
+                            break
+                else:
+                    visit(seg.body, scope)
+
+    visit(template.segments, "")
+    return "".join(out)
