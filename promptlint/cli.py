@@ -65,6 +65,8 @@ def main() -> None:
 @click.option("--fail-on", type=click.Choice(SEVERITIES), help="Lowest severity that fails the run (default: warning).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (2 still means failure).")
 @click.option("--no-frames", is_flag=True, help="Do not print code frames under findings.")
+@click.option("--changed-since", "changed_since", metavar="REF",
+              help="Report only findings on lines changed since this git ref (all of new files).")
 @click.option("--fix", "apply_fix", is_flag=True, help="Move volatile parts to the tail first (as `promptlint fix`).")
 @click.option("--diff", "show_diff", is_flag=True, help="Show the fix as a unified diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also coarsen clocks and sort tool loops.")
@@ -80,6 +82,7 @@ def check(
     fail_on: str | None,
     exit_zero: bool,
     no_frames: bool,
+    changed_since: str | None,
     apply_fix: bool,
     show_diff: bool,
     unsafe_fixes: bool,
@@ -113,6 +116,16 @@ def check(
         ignore=_codes(ignore, "--ignore"),
         fail_on=fail_on,
     )
+    if changed_since is not None:
+        from promptlint import changed
+
+        try:
+            dropped = changed.keep_changed(report, changed.changed_lines(changed_since, list(paths)))
+        except changed.ChangedSinceError as exc:
+            click.echo(f"error: --changed-since {changed_since}: {exc}", err=True)
+            sys.exit(EXIT_FAILED)
+        if dropped:
+            report.notes.append(f"{dropped} finding(s) on lines unchanged since {changed_since} not shown")
     _print_report(report, output_format, show_frames=not no_frames)
     threshold = fail_on or _fail_on_from(report)
     code = report.exit_code(threshold)

@@ -81,6 +81,8 @@ class Report:
     extra_findings: list[Finding] = field(default_factory=list)
     # Things the run skipped and says so without failing (a symlink loop in a folder).
     warnings: list[str] = field(default_factory=list)
+    # What the run chose not to show, said once (findings outside --changed-since).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:

@@ -13,4 +13,6 @@ def render(report: Report) -> str:
         data["errors"] = list(report.errors)
     if report.warnings:
         data["warnings"] = list(report.warnings)
+    if report.notes:
+        data["notes"] = list(report.notes)
     return json.dumps(data, indent=2, ensure_ascii=False)

@@ -110,6 +110,8 @@ def render(report: Report, console: Console, sources: dict[str, list[str]], show
         console.print(_summary(result))
         if result.findings:
             console.print()
+    for message in report.notes:
+        console.print(Text(f"note: {message}", style="dim"))
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in ("error", "warning", "info")}
     failed = sum(1 for r in report.files if r.error) + len(report.errors)
     # Findings can land in files the run was not given (a workspace's promptlint.toml for

@@ -1,0 +1,93 @@
+"""``check --changed-since REF``: keep only findings on lines changed since a git ref,
+and every finding in files that are new since it (for adopting the linter in a large
+repository one change at a time).
+
+The lines come from git itself: ``git diff --unified=0 REF`` (the working tree against
+the ref, staged and unstaged changes alike) and ``git ls-files --others`` for files git
+does not track yet.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+from promptlint.core.findings import Finding, Report
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_GIT_TIMEOUT_S = 60
+
+
+class ChangedSinceError(Exception):
+    """git could not say what changed (not a repository, an unknown ref); one line."""
+
+
+@dataclass
+class ChangedLines:
+    """Per absolute path: the changed line numbers of the new text; new files entirely."""
+
+    lines: dict[str, set[int]] = field(default_factory=dict)
+    new_files: set[str] = field(default_factory=set)
+
+    def covers(self, finding: Finding) -> bool:
+        path = os.path.realpath(finding.path)
+        if path in self.new_files:
+            return True
+        changed = self.lines.get(path)
+        return bool(changed) and any(line in changed for line in range(finding.line, finding.end_line + 1))
+
+
+def _git(args: list[str], cwd: str) -> str:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=_GIT_TIMEOUT_S,
+                              check=False)
+    except FileNotFoundError:
+        raise ChangedSinceError("--changed-since needs git, which is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise ChangedSinceError(f"git {' '.join(args[:2])} took over {_GIT_TIMEOUT_S} s") from None
+    if proc.returncode != 0:
+        message = (proc.stderr.strip().splitlines() or [f"git exited {proc.returncode}"])[-1]
+        raise ChangedSinceError(f"git {args[0]}: {message}")
+    return proc.stdout
+
+
+def _root(start: str) -> str:
+    folder = start if os.path.isdir(start) else os.path.dirname(os.path.abspath(start)) or "."
+    return os.path.realpath(_git(["rev-parse", "--show-toplevel"], folder).strip())
+
+
+def changed_lines(ref: str, paths: list[str]) -> ChangedLines:
+    """What changed since ``ref`` in the repository (or repositories) holding ``paths``."""
+    result = ChangedLines()
+    for root in sorted({_root(p) for p in paths} or {_root(".")}):
+        _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
+        diff = _git(["diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", "--no-prefix", ref,
+                     "--"], root)
+        current: set[int] | None = None
+        for line in diff.splitlines():
+            if line.startswith("+++ "):
+                name = line[4:]
+                current = None if name == "/dev/null" else result.lines.setdefault(
+                    os.path.realpath(os.path.join(root, name)), set())
+            elif line.startswith("--- /dev/null"):
+                pass
+            elif current is not None and (match := _HUNK.match(line)):
+                start, count = int(match.group(1)), int(match.group(2) or "1")
+                current.update(range(start, start + count))
+        added = _git(["diff", "--name-only", "--diff-filter=A", "--no-renames", ref, "--"], root)
+        untracked = _git(["ls-files", "--others", "--exclude-standard"], root)
+        for name in (added + untracked).splitlines():
+            if name:
+                result.new_files.add(os.path.realpath(os.path.join(root, name)))
+    return result
+
+
+def keep_changed(report: Report, changed: ChangedLines) -> int:
+    """Drop the findings on lines that did not change; returns how many were dropped."""
+    before = len(report.findings)
+    for result in report.files:
+        result.findings = [f for f in result.findings if changed.covers(f)]
+    report.extra_findings = [f for f in report.extra_findings if changed.covers(f)]
+    return before - len(report.findings)
