@@ -22,9 +22,10 @@ from promptlint.core.context import RuleContext
 from promptlint.discovery import prompt_files
 from promptlint.core.findings import FileResult, Finding, Report
 from promptlint.core.ir import Tag, Template
-from promptlint.loaders import FileTooLarge, LoadError, load_file, load_text
-from promptlint.project import CheckedFile, Project, include_problem, include_resolver
+from promptlint.loaders import FileTooLarge, LoadError, load_bytes, load_text, read_bytes
+from promptlint.project import CachedFile, CheckedFile, Project, include_problem, include_resolver
 from promptlint.registry import rules
+from promptlint.resultcache import ResultCache
 
 
 def _config_for(path: str, explicit: Config | None) -> Config:
@@ -115,11 +116,26 @@ def _check_file(
     syntax: str | None,
     options: dict[str, Any],
     project: Project | None = None,
+    cache: ResultCache | None = None,
 ) -> tuple[FileResult, CheckedFile | None]:
     try:
         config = config_for_file(path, config, project, **options)
-        template = load_file(path, _syntax_for(path, config, syntax), config.max_file_size)
-        checked = _check_template(template, config)
+        syntax = _syntax_for(path, config, syntax)
+        data = read_bytes(path, config.max_file_size)
+        key = cache.key(data, path, syntax, config) if cache is not None else None
+        hit = cache.get(key) if cache is not None and key is not None else None
+        if hit is not None:
+            result = FileResult.from_json(hit["file"], hit["findings"])
+            file_config = config
+
+            def load() -> CheckedFile:
+                return _check_template(load_bytes(path, data, syntax), file_config)
+
+            return result, CachedFile(path, config, result, load)
+        checked = _check_template(load_bytes(path, data, syntax), config)
+        if cache is not None and key is not None and not checked.has_includes and checked.result is not None:
+            cache.put(key, {"file": checked.result.to_json(),
+                            "findings": [f.to_json() for f in checked.result.findings]})
     except ConfigError as exc:
         return FileResult(path=path, error=str(exc)), None
     except FileTooLarge:
@@ -188,15 +204,18 @@ def check_paths(
     *,
     config_file: str | None = None,
     syntax: str | None = None,
+    cache: ResultCache | None = None,
     **options: Any,
 ) -> Report:
-    """Check files and folders. ``options`` override config keys (``select``, ``model``…)."""
+    """Check files and folders. ``options`` override config keys (``select``, ``model``…).
+    With ``cache`` (:class:`~promptlint.resultcache.ResultCache`), unchanged files are not
+    analysed again."""
     report = Report()
     files, explicit, report.errors = collect(paths, config_file, report.warnings)
     project = Project()
     for path in files:
         try:
-            result, checked = _check_file(path, explicit, syntax, options, project)
+            result, checked = _check_file(path, explicit, syntax, options, project, cache)
         except FileTooLarge as exc:
             report.warnings.append(f"{path}: {exc.message}")
             continue
@@ -216,6 +235,8 @@ def _check_project(project: Project, report: Report) -> None:
     that cannot be followed is said, since its content goes unchecked."""
     by_path = {r.path: r for r in report.files}
     for checked in project.files:
+        if not checked.has_includes:
+            continue
         for tag in checked.template.walk():
             if isinstance(tag, Tag) and tag.tag in ("include", "partial"):
                 problem = include_problem(checked, tag)

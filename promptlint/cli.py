@@ -65,6 +65,7 @@ def main() -> None:
 @click.option("--fail-on", type=click.Choice(SEVERITIES), help="Lowest severity that fails the run (default: warning).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (2 still means failure).")
 @click.option("--no-frames", is_flag=True, help="Do not print code frames under findings.")
+@click.option("--no-cache", is_flag=True, help="Analyse every file again (do not read or write the result cache).")
 @click.option("--changed-since", "changed_since", metavar="REF",
               help="Report only findings on lines changed since this git ref (all of new files).")
 @click.option("--fix", "apply_fix", is_flag=True, help="Move volatile parts to the tail first (as `promptlint fix`).")
@@ -82,6 +83,7 @@ def check(
     fail_on: str | None,
     exit_zero: bool,
     no_frames: bool,
+    no_cache: bool,
     changed_since: str | None,
     apply_fix: bool,
     show_diff: bool,
@@ -106,10 +108,13 @@ def check(
         if code == EXIT_FAILED:
             sys.exit(code)
 
+    from promptlint.resultcache import ResultCache
+
     report = check_paths(
         list(paths),
         config_file=config_file,
         syntax=syntax,
+        cache=None if no_cache else ResultCache(),
         model=model,
         provider=provider,
         select=_codes(select, "--select"),

@@ -30,6 +30,39 @@ class CheckedFile:
     config: Config
     result: FileResult | None = None
 
+    @property
+    def has_includes(self) -> bool:
+        """Whether the file includes others (only then do include rules look inside it)."""
+        return any(isinstance(s, Tag) and s.tag in ("include", "partial") for s in self.template.walk())
+
+
+class CachedFile(CheckedFile):
+    """A file whose result came from the result cache: its template and analysis are
+    loaded only if a rule that reads several files asks for them (a workspace's
+    assembly order), and it has no includes (files with includes are never cached)."""
+
+    def __init__(self, path: str, config: Config, result: FileResult, load: Callable[[], CheckedFile]) -> None:
+        self.path, self.config, self.result = path, config, result
+        self._load = load
+        self._full: CheckedFile | None = None
+
+    def _loaded(self) -> CheckedFile:
+        if self._full is None:
+            self._full = self._load()
+        return self._full
+
+    @property  # type: ignore[override]
+    def template(self) -> Template:
+        return self._loaded().template
+
+    @property  # type: ignore[override]
+    def analysis(self) -> Analysis:
+        return self._loaded().analysis
+
+    @property
+    def has_includes(self) -> bool:
+        return False
+
 
 @dataclass
 class Project:

@@ -46,6 +46,8 @@ FIX = "safe"
 
 def check_project(project: Project) -> Iterator[Finding]:
     for checked in list(project.files):
+        if not checked.has_includes:
+            continue
         for unit in checked.analysis.units:
             if not unit.is_include:
                 continue

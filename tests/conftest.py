@@ -30,10 +30,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_caches() -> Iterator[None]:
-    """Config and .gitignore lookups are cached per folder; tests write new ones."""
+def _fresh_caches(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Config and .gitignore lookups are cached per folder; tests write new ones. The
+    result cache of each test lives in a folder of its own, never the user's."""
     from promptlint import config as config_mod
     from promptlint import discovery
+
+    monkeypatch.setenv("PROMPTLINT_CACHE_DIR", str(tmp_path_factory.mktemp("result-cache")))
 
     config_mod._load_file.cache_clear()
     discovery._gitignore_at.cache_clear()

@@ -43,6 +43,13 @@ class Finding:
         data.update(extra)
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Finding:
+        """The inverse of :meth:`to_json` (extra fields go back into ``extra``)."""
+        known = {f for f in cls.__dataclass_fields__ if f != "extra"}
+        return cls(**{k: v for k, v in data.items() if k in known},
+                   extra={k: v for k, v in data.items() if k not in known})
+
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.rule)
@@ -70,6 +77,14 @@ class FileResult:
         }
         data.update(self.extra)
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], findings: list[dict[str, Any]]) -> FileResult:
+        """The inverse of :meth:`to_json`, with the file's findings."""
+        base = ("path", "syntax", "encoding", "tokens", "stable_prefix_tokens", "error")
+        return cls(**{k: data.get(k) for k in base},  # type: ignore[arg-type]
+                   findings=[Finding.from_json(f) for f in findings],
+                   extra={k: v for k, v in data.items() if k not in base})
 
 
 @dataclass

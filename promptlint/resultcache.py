@@ -1,0 +1,138 @@
+"""A cache of single-file check results, so an unchanged file costs no BPE build.
+
+An entry is keyed by everything its result depends on: the file's bytes, the path as
+given (findings name it), the syntax asked for, the file's configuration, the target
+model, the promptlint version and the source of promptlint and its rules (so an edited
+rule never serves a stale result). Files with includes or partials are never cached:
+their result depends on other files.
+
+Entries live in the user cache folder (``platformdirs``; ``PROMPTLINT_CACHE_DIR``
+overrides it). Writes are atomic (temporary file, then ``os.replace``), so concurrent
+runs never see half an entry; a corrupt or unreadable entry is ignored and removed; the
+folder is pruned to the most recently used :data:`MAX_ENTRIES`. ``--no-cache`` bypasses it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import fields
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from promptlint.config import Config
+
+MAX_ENTRIES = 4096
+# One write in this many checks the folder's size (pruning is a listdir).
+_PRUNE_EVERY = 64
+_SCHEMA = 1
+
+
+def default_folder() -> Path:
+    override = os.environ.get("PROMPTLINT_CACHE_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("promptlint")) / f"results-v{_SCHEMA}"
+
+
+@cache
+def _code_fingerprint() -> str:
+    """promptlint's version and the size and mtime of every module of it and of its
+    rules: a changed rule, an editable install being edited, or an upgrade all miss."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import promptlint
+
+    try:
+        parts = [version("promptlint-cache")]
+    except PackageNotFoundError:  # pragma: no cover - run from a bare source tree
+        parts = ["source"]
+    roots = [Path(promptlint.__file__).parent]
+    try:
+        import promptlint.rules as rules_package  # type: ignore[import-not-found]
+
+        roots += [Path(p) for p in rules_package.__path__]
+    except ImportError:  # pragma: no cover - the registry reports this
+        pass
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            info = path.stat()
+            parts.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
+    from importlib.metadata import entry_points
+
+    parts += sorted(f"{e.name}={e.value}" for e in entry_points(group="promptlint.rules"))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _config_fingerprint(config: Config) -> str:
+    values = {f.name: getattr(config, f.name) for f in fields(config) if f.name not in ("includes", "key_lines")}
+    return repr(sorted(values.items(), key=lambda item: item[0]))
+
+
+class ResultCache:
+    """Check results by key, in one folder."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder or default_folder()
+        self._writes = 0
+
+    def key(self, data: bytes, path: str, syntax: str | None, config: Config) -> str:
+        digest = hashlib.sha256()
+        for part in (_code_fingerprint(), path, syntax or "", _config_fingerprint(config)):
+            digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def _entry(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        entry = self._entry(key)
+        try:
+            data = json.loads(entry.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            entry.unlink(missing_ok=True)
+            return None
+        if not isinstance(data, dict) or data.get("schema") != _SCHEMA or not isinstance(data.get("result"), dict):
+            entry.unlink(missing_ok=True)
+            return None
+        try:
+            os.utime(entry)  # most recently used, for pruning
+        except OSError:
+            pass
+        return data["result"]
+
+    def put(self, key: str, result: dict[str, Any]) -> None:
+        entry = self._entry(key)
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump({"schema": _SCHEMA, "result": result}, handle, ensure_ascii=False)
+                os.replace(temporary, entry)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return  # a read-only or full cache folder only costs speed
+        self._writes += 1
+        if self._writes % _PRUNE_EVERY == 1:
+            self.prune()
+
+    def prune(self, keep: int = MAX_ENTRIES) -> None:
+        """Remove the least recently used entries beyond ``keep``."""
+        try:
+            entries = [(p.stat().st_mtime_ns, p) for p in self.folder.glob("*/*.json")]
+        except OSError:
+            return
+        entries.sort(reverse=True)
+        for _, path in entries[keep:]:
+            path.unlink(missing_ok=True)

@@ -1,0 +1,86 @@
+"""The result cache: a warm run prints what a cold one does, and never a stale result."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from promptlint.resultcache import ResultCache
+
+CLOCK = '{{ now().strftime("%H:%M:%S") }}'
+
+
+def _entries() -> list[Path]:
+    return sorted(Path(os.environ["PROMPTLINT_CACHE_DIR"]).glob("*/*.json"))
+
+
+def test_a_warm_run_prints_what_the_cold_run_did(run_cli, write, long_rules):
+    path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    cold = run_cli("check", str(path), "--format", "json")
+    assert len(_entries()) == 1
+    warm = run_cli("check", str(path), "--format", "json")
+    assert warm.exit_code == cold.exit_code == 1
+    assert json.loads(warm.stdout) == json.loads(cold.stdout)
+
+
+def test_the_warm_run_does_not_analyse_again(run_cli, write, long_rules, monkeypatch):
+    path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    run_cli("check", str(path))
+    import promptlint.api as api
+
+    def no_analysis(*args, **kwargs):
+        raise AssertionError("a cached file was analysed again")
+
+    monkeypatch.setattr(api, "_check_template", no_analysis)
+    assert run_cli("check", str(path)).exit_code == 1
+
+
+def test_an_edit_or_other_options_miss_the_cache(run_cli, write, long_rules):
+    path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    assert run_cli("check", str(path)).exit_code == 1
+    path.write_text(f"{long_rules}\nNow: {CLOCK}\n")
+    assert json.loads(run_cli("check", str(path), "--format", "json").stdout)["findings"][0]["severity"] == "warning"
+    assert run_cli("check", str(path), "--ignore", "PC1").exit_code == 0
+    assert len(_entries()) == 3
+
+
+def test_no_cache_neither_reads_nor_writes(run_cli, write):
+    path = write("a.md", "static\n")
+    run_cli("check", "--no-cache", str(path))
+    assert _entries() == []
+
+
+def test_a_corrupt_entry_is_ignored_and_replaced(run_cli, write, long_rules):
+    path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    run_cli("check", str(path))
+    (entry,) = _entries()
+    entry.write_text("{not json")
+    result = run_cli("check", str(path), "--format", "json")
+    assert result.exit_code == 1 and json.loads(result.stdout)["findings"]
+    assert json.loads(entry.read_text())["schema"] == 1
+
+
+def test_files_with_includes_are_never_cached(run_cli, write, long_rules):
+    write("part.j2", f"Now: {CLOCK}\n")
+    main = write("main.j2", '{% include "part.j2" %}\n' + long_rules + "\n")
+    run_cli("check", str(main))
+    assert _entries() == []
+
+
+def test_a_cached_workspace_file_still_takes_part_in_the_assembly_check(run_cli, tmp_path):
+    root = Path(__file__).resolve().parents[1] / "fixtures/workspaces/memory-first"
+    for name in ("AGENTS.md", "SOUL.md", "MEMORY.md", "promptlint.toml"):
+        (tmp_path / name).write_bytes((root / name).read_bytes())
+    first = run_cli("check", str(tmp_path), "--format", "json")
+    second = run_cli("check", str(tmp_path), "--format", "json")
+    assert [f["rule"] for f in json.loads(second.stdout)["findings"]] == ["PC106"]
+    assert json.loads(first.stdout) == json.loads(second.stdout)
+
+
+def test_prune_keeps_the_most_recent_entries(tmp_path):
+    cache = ResultCache(tmp_path)
+    for i in range(10):
+        cache.put(f"{i:02d}" + "0" * 62, {"file": {}, "findings": []})
+    cache.prune(keep=4)
+    assert len(list(tmp_path.glob("*/*.json"))) == 4
