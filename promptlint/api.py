@@ -205,19 +205,22 @@ def check_paths(
     config_file: str | None = None,
     syntax: str | None = None,
     cache: ResultCache | None = None,
+    jobs: int = 1,
     **options: Any,
 ) -> Report:
     """Check files and folders. ``options`` override config keys (``select``, ``model``…).
     With ``cache`` (:class:`~promptlint.resultcache.ResultCache`), unchanged files are not
-    analysed again."""
+    analysed again; with ``jobs`` > 1, files are checked in that many processes."""
     report = Report()
     files, explicit, report.errors = collect(paths, config_file, report.warnings)
     project = Project()
-    for path in files:
-        try:
-            result, checked = _check_file(path, explicit, syntax, options, project, cache)
-        except FileTooLarge as exc:
-            report.warnings.append(f"{path}: {exc.message}")
+    if jobs > 1 and len(files) >= 2 * jobs:
+        checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs)
+    else:
+        checked_files = (_check_or_skip(path, explicit, syntax, options, project, cache) for path in files)
+    for path, result, checked in checked_files:
+        if isinstance(result, str):
+            report.warnings.append(f"{path}: {result}")
             continue
         report.files.append(result)
         if checked is not None:
@@ -228,6 +231,63 @@ def check_paths(
         if note is not None:
             report.warnings.append(note)
     return report
+
+
+_Checked = tuple[str, "FileResult | str", "CheckedFile | None"]
+
+
+def _check_or_skip(
+    path: str, explicit: Config | None, syntax: str | None, options: dict[str, Any], project: Project | None,
+    cache: ResultCache | None,
+) -> _Checked:
+    """One file's result, or why it was skipped (a file over the size limit)."""
+    try:
+        result, checked = _check_file(path, explicit, syntax, options, project, cache)
+    except FileTooLarge as exc:
+        return path, exc.message, None
+    return path, result, checked
+
+
+# What each worker process checks with (set once per process by the pool's initializer).
+_worker_setup: tuple[Config | None, str | None, dict[str, Any], ResultCache | None] | None = None
+
+
+def _init_worker(explicit: Config | None, syntax: str | None, options: dict[str, Any], cache_folder: Path | None) -> None:
+    global _worker_setup
+    _worker_setup = (explicit, syntax, options, ResultCache(cache_folder) if cache_folder is not None else None)
+
+
+def _check_in_worker(path: str) -> tuple[FileResult | str, bool]:
+    assert _worker_setup is not None
+    explicit, syntax, options, cache = _worker_setup
+    _, result, checked = _check_or_skip(path, explicit, syntax, options, None, cache)
+    return result, checked is not None and checked.has_includes
+
+
+def _check_in_processes(
+    files: list[str], explicit: Config | None, syntax: str | None, options: dict[str, Any],
+    cache: ResultCache | None, jobs: int,
+) -> Iterable[_Checked]:
+    """Single-file results from worker processes, in order. Rules that read several files
+    run afterwards in this process, which loads a file again only if they ask for it."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
+                             initargs=(explicit, syntax, options, cache.folder if cache else None)) as pool:
+        outcomes = list(pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8))))
+    for path, (result, has_includes) in zip(files, outcomes, strict=True):
+        if isinstance(result, str) or result.error:
+            yield path, result, None
+            continue
+        config = config_for_file(path, explicit, None, **options)
+        file_syntax = _syntax_for(path, config, syntax)
+
+        def load(path: str = path, config: Config = config, file_syntax: str | None = file_syntax) -> CheckedFile:
+            return _check_template(load_bytes(path, read_bytes(path, config.max_file_size), file_syntax), config)
+
+        yield path, result, CachedFile(path, config, result, load, has_includes)
 
 
 def _check_project(project: Project, report: Report) -> None:

@@ -65,6 +65,8 @@ def main() -> None:
 @click.option("--fail-on", type=click.Choice(SEVERITIES), help="Lowest severity that fails the run (default: warning).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (2 still means failure).")
 @click.option("--no-frames", is_flag=True, help="Do not print code frames under findings.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Check files in this many processes (default: the number of cores).")
 @click.option("--no-cache", is_flag=True, help="Analyse every file again (do not read or write the result cache).")
 @click.option("--changed-since", "changed_since", metavar="REF",
               help="Report only findings on lines changed since this git ref (all of new files).")
@@ -83,6 +85,7 @@ def check(
     fail_on: str | None,
     exit_zero: bool,
     no_frames: bool,
+    jobs: int | None,
     no_cache: bool,
     changed_since: str | None,
     apply_fix: bool,
@@ -115,6 +118,7 @@ def check(
         config_file=config_file,
         syntax=syntax,
         cache=None if no_cache else ResultCache(),
+        jobs=jobs or os.cpu_count() or 1,
         model=model,
         provider=provider,
         select=_codes(select, "--select"),

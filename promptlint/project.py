@@ -37,14 +37,17 @@ class CheckedFile:
 
 
 class CachedFile(CheckedFile):
-    """A file whose result came from the result cache: its template and analysis are
-    loaded only if a rule that reads several files asks for them (a workspace's
-    assembly order), and it has no includes (files with includes are never cached)."""
+    """A file whose result was computed elsewhere (the result cache, a worker process):
+    its template and analysis are loaded here only if a rule that reads several files
+    asks for them (a workspace's assembly order, its includes)."""
 
-    def __init__(self, path: str, config: Config, result: FileResult, load: Callable[[], CheckedFile]) -> None:
+    def __init__(
+        self, path: str, config: Config, result: FileResult, load: Callable[[], CheckedFile], has_includes: bool = False
+    ) -> None:
         self.path, self.config, self.result = path, config, result
         self._load = load
         self._full: CheckedFile | None = None
+        self._has_includes = has_includes
 
     def _loaded(self) -> CheckedFile:
         if self._full is None:
@@ -61,7 +64,7 @@ class CachedFile(CheckedFile):
 
     @property
     def has_includes(self) -> bool:
-        return False
+        return self._has_includes
 
 
 @dataclass

@@ -84,3 +84,17 @@ def test_prune_keeps_the_most_recent_entries(tmp_path):
         cache.put(f"{i:02d}" + "0" * 62, {"file": {}, "findings": []})
     cache.prune(keep=4)
     assert len(list(tmp_path.glob("*/*.json"))) == 4
+
+
+def test_parallel_jobs_report_exactly_what_one_job_does(run_cli):
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    one = run_cli("check", str(root), "--format", "json", "--no-cache", "-j", "1")
+    two = run_cli("check", str(root), "--format", "json", "--no-cache", "-j", "2")
+    assert one.exit_code == two.exit_code == 1
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    assert len(json.loads(two.stdout)["files"]) > 100
+
+
+def test_jobs_must_be_positive(run_cli, write):
+    path = write("a.md", "static\n")
+    assert run_cli("check", "-j", "0", str(path)).exit_code == 2
