@@ -1,8 +1,9 @@
 """The Python API: check files or text, get a :class:`~promptlint.core.findings.Report`.
 
     from promptlint.api import check_paths
-    report = check_paths(["agents/"])
+    report = check_paths("agents/")          # a path, or an iterable of paths (str or PathLike)
     assert not [f for f in report.findings if f.severity == "error"]
+    assert report.exit_code() == 0           # as `promptlint check agents/` would exit
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,31 @@ from promptlint.core.analysis import analyze
 from promptlint.config import Config, ConfigError
 from promptlint.core.context import RuleContext
 from promptlint.discovery import prompt_files
-from promptlint.core.findings import FileResult, Finding, Report
+from promptlint.core.findings import FileResult, Finding, Report, severity_rank
 from promptlint.core.ir import Template
 from promptlint.loaders import LoadError, load_file, load_text
 from promptlint.project import CheckedFile, Project, include_resolver
 from promptlint.registry import rules
+
+#: One path: a ``str`` or an ``os.PathLike`` (``pathlib.Path``).
+PathArg = str | os.PathLike[str]
+#: What ``check_paths`` accepts: one path, or an iterable of paths.
+Paths = PathArg | Iterable[PathArg]
+
+
+def as_paths(paths: Paths) -> list[str]:
+    """``paths`` as a list of strings: one ``str``/``PathLike`` is one path, never a
+    sequence of one-character paths."""
+    if isinstance(paths, str | os.PathLike):
+        return [os.fspath(paths)]
+    if isinstance(paths, bytes):
+        raise TypeError("paths must be str or os.PathLike, not bytes")
+    found = []
+    for path in paths:
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(f"a path must be str or os.PathLike, not {type(path).__name__}")
+        found.append(os.fspath(path))
+    return found
 
 
 def _config_for(path: str, explicit: Config | None) -> Config:
@@ -103,9 +124,9 @@ def _describe(exc: LoadError) -> str:
     return where + exc.message
 
 
-def check_file(path: str, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
+def check_file(path: PathArg, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
     """Check one file with its own configuration (single-file rules only)."""
-    result, _ = _check_file(path, config, syntax, options)
+    result, _ = _check_file(os.fspath(path), config, syntax, options)
     return result
 
 
@@ -130,10 +151,26 @@ def _check_file(
     return checked.result, checked
 
 
+@dataclass
+class Targets:
+    """What a run works on, from the paths it was given."""
+
+    files: list[str] = field(default_factory=list)
+    #: The ``--config`` file's config, if one was given.
+    explicit: Config | None = None
+    #: One line per path or config that cannot be used (the run exits 2).
+    errors: list[str] = field(default_factory=list)
+
+
 def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str], list[str]]:
     """Files to check from the given paths, and one error line per path that gives none."""
-    files: list[str] = []
-    errors: list[str] = []
+    targets = _expand(paths, config)
+    return targets.files, targets.errors
+
+
+def _expand(paths: Iterable[str], config: Config | None) -> Targets:
+    targets = Targets(explicit=config)
+    files, errors = targets.files, targets.errors
     for path in paths:
         if os.path.isdir(path):
             try:
@@ -149,10 +186,10 @@ def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str
             files.append(path)
         else:
             errors.append(f"{path}: no such file or directory")
-    return files, errors
+    return targets
 
 
-def collect(paths: Sequence[str], config_file: str | None = None) -> tuple[list[str], Config | None, list[str]]:
+def gather(paths: Paths, config_file: str | None = None) -> Targets:
     """The files to work on (each once), the ``--config`` file's config if one was given,
     and one error line per path or config that cannot be used."""
     explicit: Config | None = None
@@ -160,35 +197,59 @@ def collect(paths: Sequence[str], config_file: str | None = None) -> tuple[list[
         try:
             explicit = config_mod.load_file(Path(config_file))
         except ConfigError as exc:
-            return [], None, [str(exc)]
+            return Targets(errors=[str(exc)])
         if explicit is None:
-            return [], None, [f"{config_file}: no [tool.promptlint] table"]
-    found, errors = expand(paths, explicit)
+            return Targets(errors=[f"{config_file}: no [tool.promptlint] table"])
+    targets = _expand(as_paths(paths), explicit)
     files: list[str] = []
     seen: set[str] = set()
-    for path in found:
+    for path in targets.files:
         if os.path.abspath(path) not in seen:
             seen.add(os.path.abspath(path))
             files.append(path)
-    return files, explicit, errors
+    targets.files = files
+    return targets
+
+
+def collect(paths: Paths, config_file: str | None = None) -> tuple[list[str], Config | None, list[str]]:
+    """:func:`gather` as (files, ``--config``'s config, errors)."""
+    targets = gather(paths, config_file)
+    return targets.files, targets.explicit, targets.errors
 
 
 def check_paths(
-    paths: Sequence[str],
+    paths: Paths,
     *,
-    config_file: str | None = None,
+    config_file: PathArg | None = None,
     syntax: str | None = None,
     **options: Any,
 ) -> Report:
-    """Check files and folders. ``options`` override config keys (``select``, ``model``…)."""
+    """Check prompt files and folders.
+
+    ``paths`` is one path (``str`` or ``os.PathLike``) or an iterable of them.
+    ``config_file`` is used for every file instead of the nearest config (as ``--config``).
+    ``syntax`` reads every file as that syntax. ``options`` override config keys as the command
+    line's options do: ``select``/``ignore`` (tuples of codes), ``model``, ``provider``,
+    ``fail_on``; ``None`` means not given.
+
+    The report's :meth:`~promptlint.core.findings.Report.exit_code` is the command line's
+    exit code: it fails at the ``fail_on`` given here, else at the strictest ``fail-on``
+    configured for the checked files.
+    """
     report = Report()
-    files, explicit, report.errors = collect(paths, config_file)
+    targets = gather(paths, None if config_file is None else os.fspath(config_file))
+    report.errors = targets.errors
     project = Project()
-    for path in files:
-        result, checked = _check_file(path, explicit, syntax, options, project)
+    levels: list[str] = []
+    for path in targets.files:
+        result, checked = _check_file(path, targets.explicit, syntax, options, project)
         report.files.append(result)
         if checked is not None:
             project.add(checked)
+            levels.append(checked.config.fail_on)
+    report.fail_on = options.get("fail_on") or (
+        min(levels, key=severity_rank) if levels else targets.explicit.fail_on if targets.explicit else None
+    )
     _check_project(project, report)
     return report
 
@@ -212,4 +273,6 @@ def _check_project(project: Project, report: Report) -> None:
                 report.extra_findings.append(finding)
 
 
-__all__ = ["FileResult", "Finding", "Report", "check_file", "check_paths", "check_template", "check_text"]
+__all__ = [
+    "FileResult", "Finding", "PathArg", "Paths", "Report", "check_file", "check_paths", "check_template", "check_text",
+]

@@ -117,8 +117,7 @@ def check(
             except OSError:
                 continue
         text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=not no_frames)
-    threshold = fail_on or _fail_on_from(report)
-    code = report.exit_code(threshold)
+    code = report.exit_code()
     if exit_zero and code == EXIT_FINDINGS:
         code = EXIT_OK
     sys.exit(code)
@@ -133,23 +132,6 @@ def _provider_or_exit(provider: str) -> str:
         click.echo(f"error: unknown provider {provider!r} (known: {', '.join(known_providers())})", err=True)
         sys.exit(EXIT_FAILED)
     return name
-
-
-def _fail_on_from(report: object) -> str:
-    """The failing severity configured for the checked files (the strictest of them)."""
-    from promptlint import config as config_mod
-    from promptlint.core.findings import Report, severity_rank
-
-    assert isinstance(report, Report)
-    levels = []
-    for result in report.files:
-        try:
-            from pathlib import Path
-
-            levels.append(config_mod.find_for(Path(result.path).resolve().parent).fail_on)
-        except config_mod.ConfigError:
-            continue
-    return min(levels, key=severity_rank) if levels else "warning"
 
 
 @main.command()

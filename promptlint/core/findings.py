@@ -79,6 +79,9 @@ class Report:
     errors: list[str] = field(default_factory=list)
     # Findings about files that were not checked themselves (a config file's `order`).
     extra_findings: list[Finding] = field(default_factory=list)
+    # The failing severity of the run: the one asked for, else the strictest `fail-on`
+    # configured for the checked files (set by `check_paths`); None: "warning".
+    fail_on: str | None = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -89,10 +92,14 @@ class Report:
     def failed(self) -> bool:
         return bool(self.errors) or any(r.error for r in self.files)
 
-    def exit_code(self, fail_on: str = "warning") -> int:
+    def exit_code(self, fail_on: str | None = None) -> int:
+        """The command line's exit code: 2 if the run itself failed, 1 if a finding is at or
+        above ``fail_on`` (default: the run's :attr:`fail_on`, else ``"warning"``), else 0.
+
+        A method, not a property, because the threshold is a choice: ``exit_code("error")``."""
         if self.failed:
             return 2
-        threshold = severity_rank(fail_on)
+        threshold = severity_rank(fail_on or self.fail_on or "warning")
         return 1 if any(severity_rank(f.severity) >= threshold for f in self.findings) else 0
 
     def to_json(self) -> dict[str, Any]:
