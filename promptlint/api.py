@@ -4,6 +4,10 @@
     report = check_paths("agents/")          # a path, or an iterable of paths (str or PathLike)
     assert not [f for f in report.findings if f.severity == "error"]
     assert report.exit_code() == 0           # as `promptlint check agents/` would exit
+
+A path names a prompt file, a folder (walked as ``promptlint check`` walks it), or a
+config file (``promptlint.toml``, ``.promptlint.toml``, ``pyproject.toml``), which stands
+for the workspace it describes: the files its ``[assembly] order`` names, in that order.
 """
 
 from __future__ import annotations
@@ -25,12 +29,15 @@ from promptlint.core.findings import FileResult, Finding, Report, severity_rank
 from promptlint.core.ir import Template
 from promptlint.loaders import LoadError, load_file, load_text
 from promptlint.project import CheckedFile, Project, include_resolver
-from promptlint.registry import rules
+from promptlint.registry import by_code, rules
 
 #: One path: a ``str`` or an ``os.PathLike`` (``pathlib.Path``).
 PathArg = str | os.PathLike[str]
 #: What ``check_paths`` accepts: one path, or an iterable of paths.
 Paths = PathArg | Iterable[PathArg]
+
+#: File names that are configuration, not prompts (``config.find_for`` looks for these).
+CONFIG_NAMES: tuple[str, ...] = ("promptlint.toml", ".promptlint.toml", "pyproject.toml")
 
 
 def as_paths(paths: Paths) -> list[str]:
@@ -144,11 +151,63 @@ def _check_file(
     except ConfigError as exc:
         return FileResult(path=path, error=str(exc)), None
     except LoadError as exc:
-        return FileResult(path=path, error=_describe(exc)), None
+        result = FileResult(path=path, error=_describe(exc))
+        if _not_a_body(path, syntax, exc):
+            result.extra["not_a_prompt"] = True
+        return result, None
     except tokens.TokenizerError as exc:
         return FileResult(path=path, error=str(exc)), None
     assert checked.result is not None
     return checked.result, checked
+
+
+def _not_a_body(path: str, syntax: str | None, exc: LoadError) -> bool:
+    """A ``.json`` file that is not a request body at all (another JSON file, or JSON with
+    comments such as tsconfig.json), as opposed to a request body with a problem."""
+    from promptlint.requests_model import NOT_A_REQUEST
+
+    if syntax not in (None, "json") or not path.lower().endswith(".json"):
+        return False
+    return exc.message == NOT_A_REQUEST or exc.message.startswith("malformed JSON")
+
+
+def is_config_file(path: str) -> bool:
+    return os.path.basename(path) in CONFIG_NAMES and os.path.isfile(path)
+
+
+def workspace_files(path: str, config: Config) -> list[str]:
+    """The files a config file describes, spelled from ``path``: those its ``[assembly]
+    order`` names, in that order (globs expanded, missing files left out); without an
+    order, the workspace files PC106 reads in its folder by the known convention (two or
+    more of them); else none (the config is only validated)."""
+    base = Path(path).parent
+    order = config.assembly.get("order")
+    if order:
+        entries, minimum = [str(entry) for entry in order], 0
+    else:
+        rule = by_code("PC106")
+        entries, minimum = list(getattr(rule, "CONVENTION", ())), 2
+    files: list[str] = []
+    top_level = 0
+    for entry in entries:
+        if any(c in entry for c in "*?["):
+            matches = sorted(p for p in base.glob(entry) if p.is_file())
+        else:
+            matches = [base / entry] if (base / entry).is_file() else []
+        files += [os.path.normpath(m) for m in matches]
+        top_level += sum(1 for m in matches if m.parent == base)
+    return files if top_level >= minimum else []
+
+
+def _config_targets(path: str, hook: bool) -> tuple[list[str], list[str]]:
+    """(files, errors) for a config file named as a path."""
+    try:
+        config = config_mod.load_file(Path(path))
+    except ConfigError as exc:
+        return [], [str(exc)]
+    if config is None:  # a pyproject.toml without [tool.promptlint]
+        return [], [] if hook else [f"{path}: no [tool.promptlint] table: nothing to check"]
+    return workspace_files(path, config), []
 
 
 @dataclass
@@ -160,19 +219,26 @@ class Targets:
     explicit: Config | None = None
     #: One line per path or config that cannot be used (the run exits 2).
     errors: list[str] = field(default_factory=list)
+    #: Files (absolute paths) that are skipped quietly if they turn out not to be prompts
+    #: (a ``.json`` file that is no request body): found by a folder walk, or named by a hook.
+    candidates: set[str] = field(default_factory=set)
 
 
 def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str], list[str]]:
     """Files to check from the given paths, and one error line per path that gives none."""
-    targets = _expand(paths, config)
+    targets = _expand(paths, config, hook=False)
     return targets.files, targets.errors
 
 
-def _expand(paths: Iterable[str], config: Config | None) -> Targets:
+def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
     targets = Targets(explicit=config)
     files, errors = targets.files, targets.errors
     for path in paths:
-        if os.path.isdir(path):
+        if is_config_file(path):
+            found, problems = _config_targets(path, hook)
+            files.extend(found)
+            errors.extend(problems)
+        elif os.path.isdir(path):
             try:
                 folder_config = config or config_mod.find_for(Path(path).resolve())
             except ConfigError as exc:
@@ -182,16 +248,23 @@ def _expand(paths: Iterable[str], config: Config | None) -> Targets:
             if not found:
                 errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
             files.extend(found)
+            targets.candidates.update(os.path.abspath(f) for f in found)
         elif os.path.exists(path):
             files.append(path)
+            if hook:
+                targets.candidates.add(os.path.abspath(path))
         else:
             errors.append(f"{path}: no such file or directory")
     return targets
 
 
-def gather(paths: Paths, config_file: str | None = None) -> Targets:
+def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False) -> Targets:
     """The files to work on (each once), the ``--config`` file's config if one was given,
-    and one error line per path or config that cannot be used."""
+    one error line per path or config that cannot be used, and which files may be skipped.
+
+    ``hook``: the paths are whatever a hook matched (pre-commit passes each staged file its
+    ``files`` pattern matches): a ``pyproject.toml`` without ``[tool.promptlint]`` and a
+    ``.json`` file that is no request body are skipped quietly, as a folder walk skips them."""
     explicit: Config | None = None
     if config_file is not None:
         try:
@@ -200,7 +273,7 @@ def gather(paths: Paths, config_file: str | None = None) -> Targets:
             return Targets(errors=[str(exc)])
         if explicit is None:
             return Targets(errors=[f"{config_file}: no [tool.promptlint] table"])
-    targets = _expand(as_paths(paths), explicit)
+    targets = _expand(as_paths(paths), explicit, hook)
     files: list[str] = []
     seen: set[str] = set()
     for path in targets.files:
@@ -222,13 +295,15 @@ def check_paths(
     *,
     config_file: PathArg | None = None,
     syntax: str | None = None,
+    hook: bool = False,
     **options: Any,
 ) -> Report:
-    """Check prompt files and folders.
+    """Check prompt files, folders and config files (see the module's docstring).
 
     ``paths`` is one path (``str`` or ``os.PathLike``) or an iterable of them.
     ``config_file`` is used for every file instead of the nearest config (as ``--config``).
-    ``syntax`` reads every file as that syntax. ``options`` override config keys as the command
+    ``syntax`` reads every file as that syntax. ``hook`` skips quietly the files that are
+    not prompts (see :func:`gather`). ``options`` override config keys as the command
     line's options do: ``select``/``ignore`` (tuples of codes), ``model``, ``provider``,
     ``fail_on``; ``None`` means not given.
 
@@ -237,12 +312,14 @@ def check_paths(
     configured for the checked files.
     """
     report = Report()
-    targets = gather(paths, None if config_file is None else os.fspath(config_file))
+    targets = gather(paths, None if config_file is None else os.fspath(config_file), hook=hook)
     report.errors = targets.errors
     project = Project()
     levels: list[str] = []
     for path in targets.files:
         result, checked = _check_file(path, targets.explicit, syntax, options, project)
+        if result.extra.pop("not_a_prompt", False) and os.path.abspath(path) in targets.candidates:
+            continue  # a JSON file that is not a request body, from a folder walk or a hook
         report.files.append(result)
         if checked is not None:
             project.add(checked)

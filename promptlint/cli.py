@@ -58,6 +58,9 @@ def main() -> None:
 @click.option("--fix", "apply_fix", is_flag=True, help="Move volatile parts to the tail first (as `promptlint fix`).")
 @click.option("--diff", "show_diff", is_flag=True, help="Show the fix as a unified diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also coarsen clocks and sort tool loops.")
+@click.option("--hook", is_flag=True,
+              help="The paths are what a hook matched (pre-commit): skip quietly a pyproject.toml without "
+                   "[tool.promptlint] and a .json file that is no request body, as a folder walk does.")
 def check(
     paths: Sequence[str],
     output_format: str,
@@ -73,8 +76,12 @@ def check(
     apply_fix: bool,
     show_diff: bool,
     unsafe_fixes: bool,
+    hook: bool,
 ) -> None:
-    """Check prompt files and folders for cache-breaking content."""
+    """Check prompt files and folders for cache-breaking content.
+
+    A config file (promptlint.toml, pyproject.toml) stands for the workspace it describes:
+    the files its [assembly] order names."""
     from promptlint.api import check_paths
 
     if provider is not None:
@@ -99,6 +106,7 @@ def check(
         select=_codes(select),
         ignore=_codes(ignore),
         fail_on=fail_on,
+        hook=hook,
     )
     if output_format == "json":
         from promptlint.reporters import json as json_reporter
