@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from promptlint.core.findings import SEVERITIES
 from promptlint.core.ir import SYNTAXES
+
+if TYPE_CHECKING:
+    from promptlint.fix import FixReport
 
 EXIT_OK, EXIT_FINDINGS, EXIT_FAILED = 0, 1, 2
 
@@ -90,12 +94,17 @@ def check(
     if show_diff:
         # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
         sys.exit(_run_fix(paths, show_diff=True, check_only=True, unsafe=unsafe_fixes, model=model,
-                          config_file=config_file, syntax=syntax, provider=provider))
+                          config_file=config_file, syntax=syntax, provider=provider)[0])
+    moved = False
     if apply_fix:
-        code = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
-                        config_file=config_file, syntax=syntax, to_stderr=output_format == "json", provider=provider)
+        code, fixed = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
+                               config_file=config_file, syntax=syntax, to_stderr=output_format == "json",
+                               provider=provider, tail_note=False)
         if code == EXIT_FAILED:
             sys.exit(code)
+        from promptlint.reporters.fixreport import moved_something
+
+        moved = moved_something(fixed)
 
     report = check_paths(
         list(paths),
@@ -125,6 +134,12 @@ def check(
             except OSError:
                 continue
         text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=not no_frames)
+    if moved:
+        from promptlint.reporters.fixreport import remaining_note
+
+        note = remaining_note(report)
+        if note is not None:
+            click.echo(note, err=output_format == "json")
     code = report.exit_code()
     if exit_zero and code == EXIT_FINDINGS:
         code = EXIT_OK
@@ -165,7 +180,7 @@ def fix(
     if provider is not None:
         provider = _provider_or_exit(provider)
     sys.exit(_run_fix(paths, show_diff=show_diff, check_only=check_only, unsafe=unsafe_fixes, model=model,
-                      config_file=config_file, syntax=syntax, provider=provider))
+                      config_file=config_file, syntax=syntax, provider=provider)[0])
 
 
 def _run_fix(
@@ -179,8 +194,9 @@ def _run_fix(
     syntax: str | None,
     to_stderr: bool = False,
     provider: str | None = None,
-) -> int:
-    """Fix (or, with --diff/--check, only plan) and report; returns the exit code."""
+    tail_note: bool = True,
+) -> tuple[int, FixReport]:
+    """Fix (or, with --diff/--check, only plan) and report; returns the exit code and the report."""
     from rich.console import Console
 
     from promptlint.fix import fix_paths
@@ -191,8 +207,8 @@ def _run_fix(
         list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model, provider=provider
     )
     console = Console(highlight=False, soft_wrap=True, stderr=to_stderr)
-    fixreport.render(report, console, show_diff=show_diff, write=write)
-    return fixreport.exit_code(report, check=check_only)
+    fixreport.render(report, console, show_diff=show_diff, write=write, tail_note=tail_note and write)
+    return fixreport.exit_code(report, check=check_only), report
 
 
 @main.command("replay")

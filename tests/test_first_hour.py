@@ -1,21 +1,78 @@
-"""What a new user meets first: what the pre-commit hook is given (prompt files, request
-bodies, workspace config), and how `check` reads a config file or a JSON file that is
-not a prompt."""
+"""What a new user meets first: the fix-then-commit loop as the README prints it, what
+the pre-commit hook is given (prompt files, request bodies, workspace config), and how
+`check` reads a config file or a JSON file that is not a prompt."""
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 from pathlib import Path
 
 import pytest
 import yaml
+from readme_blocks import blocks
 
 from promptlint.config import DEFAULT_INCLUDE
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = REPO_ROOT / ".pre-commit-hooks.yaml"
+CLOCK = '{{ now().strftime("%H:%M:%S") }}'
+
+
+# ------------------------------------------------------------------------------------------
+# check --fix, then commit
+
+
+def _fix_loop() -> list[list[str]]:
+    """The README's fix-then-commit loop: the commands of the sh block that runs check --fix."""
+    (block,) = [b for b in blocks("sh") if "check --fix" in b.text]
+    commands = []
+    for line in block.text.splitlines():
+        words = shlex.split(line, comments=True)
+        if words:
+            assert words[0] == "promptlint", line
+            commands.append(words[1:])
+    return commands
+
+
+def test_the_readme_fix_loop_ends_at_exit_0(run_cli, write, long_rules: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    write("prompts/system.j2", f"You are Atlas.\nThe time is {CLOCK}.\n{long_rules}\n")
+    write("prompts/AGENTS.md", f"# Agents\n{long_rules}\n")
+    fix, *rest = _fix_loop()
+    fixed = run_cli(*fix, cwd=tmp_path)
+    # What a safe fix leaves: a per-request value at the tail, a warning by design.
+    assert fixed.exit_code == 1, fixed.output
+    assert "prompts/system.j2: fixed" in fixed.stdout
+    assert "[error]" not in fixed.stdout
+    note = fixed.stdout[fixed.stdout.index("remain after the fix") :]
+    assert "chat history" in note and "latest user message" in note
+    assert "--fail-on error" in note and "args: [--fail-on, error]" in note
+    assert rest, "the README's loop has no step after the fix"
+    for command in rest:
+        result = run_cli(*command, cwd=tmp_path)
+        assert result.exit_code == 0, (command, result.output)
+
+
+def test_fix_alone_says_what_the_move_leaves(run_cli, write, long_rules: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    write("system.j2", f"The time is {CLOCK}.\n{long_rules}\n")
+    result = run_cli("fix", "system.j2", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "still a warning there" in result.stdout
+    assert "latest user message" in result.stdout and "args: [--fail-on, error]" in result.stdout
+    # Nothing moved, nothing to say.
+    again = run_cli("fix", "system.j2", cwd=tmp_path)
+    assert "nothing to move" in again.stdout and "still a warning" not in again.stdout
+
+
+def test_no_tail_note_when_errors_remain(run_cli, write, long_rules: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """An unfixable error is the story; --fail-on error would not help, so it is not offered."""
+    write("system.j2", f"```\n{{{{ request_id }}}}\n```\n{long_rules}\n")
+    result = run_cli("check", "--fix", "system.j2", cwd=tmp_path)
+    assert result.exit_code == 1, result.output
+    assert "[error]" in result.stdout
+    assert "remain after the fix" not in result.stdout
 
 
 # ------------------------------------------------------------------------------------------
