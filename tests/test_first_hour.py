@@ -103,6 +103,17 @@ def test_the_hook_skips_what_is_not_a_prompt() -> None:
     assert "--hook" in str(_hook()["entry"]).split()
 
 
+def test_the_readme_local_hook_is_the_manifests() -> None:
+    """The `repo: local` variant in the README runs the same command on the same files."""
+    local = [yaml.safe_load(b.text) for b in blocks("yaml", section="pre-commit") if "repo: local" in b.text]
+    assert local, "the README shows no `repo: local` variant"
+    (hook,) = local[0]["repos"][0]["hooks"]
+    manifest = _hook()
+    for key in ("id", "name", "entry", "types", "files"):
+        assert hook[key] == manifest[key], key
+    assert hook["language"] == "system"
+
+
 # ------------------------------------------------------------------------------------------
 # A config file named as a path is the workspace it describes
 
