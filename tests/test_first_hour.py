@@ -66,6 +66,16 @@ def test_fix_alone_says_what_the_move_leaves(run_cli, write, long_rules: str, tm
     assert "nothing to move" in again.stdout and "still a warning" not in again.stdout
 
 
+def test_no_tail_note_after_an_assembly_order_fix(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Rewriting `order` moves whole files last: PC106 has nothing left to report."""
+    shutil.copytree(REPO_ROOT / "fixtures" / "workspaces" / "memory-first", tmp_path / "agent")
+    result = run_cli("fix", "agent/promptlint.toml", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "moved MEMORY.md after the stable files" in result.stdout
+    assert "still a warning" not in result.stdout
+    assert run_cli("check", "agent/promptlint.toml", cwd=tmp_path).exit_code == 0
+
+
 def test_no_tail_note_when_errors_remain(run_cli, write, long_rules: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """An unfixable error is the story; --fail-on error would not help, so it is not offered."""
     write("system.j2", f"```\n{{{{ request_id }}}}\n```\n{long_rules}\n")

@@ -88,7 +88,10 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
 
 
 def moved_something(report: FixReport) -> bool:
-    return any(r.moved and (r.written or r.changed) for r in report.files)
+    """Whether the fix moved a value to the end of a prompt. An ``[assembly] order``
+    rewrite (its result is the .toml config) moves whole files last, where PC106 has
+    nothing left to report: it leaves no warning behind."""
+    return any(r.moved and (r.written or r.changed) and not r.path.endswith(".toml") for r in report.files)
 
 
 def remaining_note(check: Report) -> str | None:
