@@ -3,6 +3,9 @@
 Prints the median wall time over several runs next to `python -c pass`, and the
 modules a check imports that it should never need (openai, anthropic, torch,
 transformers). Figures, not assertions: run it with `python bench/startup.py`.
+
+It times the installed package (`python -P -m promptlint`, see bench/installed.py), not
+the source folder the command happens to be started in, and says which one that is.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from installed import describe, promptlint_command, python_command
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "agents" / "templates" / "system.j2"
@@ -32,9 +37,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    python = sys.executable
-    check = [python, "-m", "promptlint", "check", "--no-frames", str(FIXTURE)]
-    baseline = median_wall([python, "-c", "pass"], args.runs)
+    python = python_command()
+    check = [*promptlint_command(), "check", "--no-frames", str(FIXTURE)]
+    # The timed command must work: timing a traceback would be a figure about nothing.
+    ran = subprocess.run(check, capture_output=True, text=True, check=False)
+    if ran.returncode not in (0, 1):
+        print(f"promptlint check failed (exit {ran.returncode}):\n{ran.stderr or ran.stdout}", file=sys.stderr)
+        raise SystemExit(2)
+    baseline = median_wall([*python, "-c", "pass"], args.runs)
     total = median_wall(check, args.runs)
     probe = (
         f"import sys, runpy; sys.argv=['promptlint','check','--no-frames',{str(FIXTURE)!r}]\n"
@@ -42,8 +52,9 @@ def main() -> None:
         "except SystemExit: pass\n"
         f"print('HEAVY:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
-    out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=False).stdout
+    out = subprocess.run([*python, "-c", probe], capture_output=True, text=True, check=False).stdout
     heavy = next((line[6:] for line in out.splitlines() if line.startswith("HEAVY:")), "?")
+    print(describe(ROOT))
     print(f"fixture: {FIXTURE.relative_to(ROOT)}  runs: {args.runs}")
     print(f"python -c pass            median {baseline * 1000:7.1f} ms")
     print(f"promptlint check (1 file) median {total * 1000:7.1f} ms  (+{(total - baseline) * 1000:.1f} ms)")

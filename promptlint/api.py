@@ -1,16 +1,21 @@
 """The Python API: check files or text, get a :class:`~promptlint.core.findings.Report`.
 
     from promptlint.api import check_paths
-    report = check_paths(["agents/"])
+    report = check_paths("agents/")          # a path, or an iterable of paths (str or PathLike)
     assert not [f for f in report.findings if f.severity == "error"]
+    assert report.exit_code() == 0           # as `promptlint check agents/` would exit
+
+A path names a prompt file, a folder (walked as ``promptlint check`` walks it), or a
+config file (``promptlint.toml``, ``.promptlint.toml``, ``pyproject.toml``), which stands
+for the workspace it describes: the files its ``[assembly] order`` names, in that order.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +25,35 @@ from promptlint.core.analysis import analyze
 from promptlint.config import Config, ConfigError
 from promptlint.core.context import RuleContext
 from promptlint.discovery import prompt_files
-from promptlint.core.findings import FileResult, Finding, Report
+from promptlint.core.findings import FileResult, Finding, Report, severity_rank
 from promptlint.core.ir import Tag, Template
 from promptlint.loaders import FileTooLarge, LoadError, load_bytes, load_text, read_bytes
 from promptlint.project import CachedFile, CheckedFile, Project, include_problem, include_resolver
-from promptlint.registry import rules
+from promptlint.registry import by_code, rules
 from promptlint.resultcache import ResultCache
+
+#: One path: a ``str`` or an ``os.PathLike`` (``pathlib.Path``).
+PathArg = str | os.PathLike[str]
+#: What ``check_paths`` accepts: one path, or an iterable of paths.
+Paths = PathArg | Iterable[PathArg]
+
+#: File names that are configuration, not prompts (``config.find_for`` looks for these).
+CONFIG_NAMES: tuple[str, ...] = ("promptlint.toml", ".promptlint.toml", "pyproject.toml")
+
+
+def as_paths(paths: Paths) -> list[str]:
+    """``paths`` as a list of strings: one ``str``/``PathLike`` is one path, never a
+    sequence of one-character paths."""
+    if isinstance(paths, str | os.PathLike):
+        return [os.fspath(paths)]
+    if isinstance(paths, bytes):
+        raise TypeError("paths must be str or os.PathLike, not bytes")
+    found = []
+    for path in paths:
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(f"a path must be str or os.PathLike, not {type(path).__name__}")
+        found.append(os.fspath(path))
+    return found
 
 
 def _config_for(path: str, explicit: Config | None) -> Config:
@@ -104,9 +132,12 @@ def _describe(exc: LoadError) -> str:
     return where + exc.message
 
 
-def check_file(path: str, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
+def check_file(path: PathArg, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
     """Check one file with its own configuration (single-file rules only)."""
-    result, _ = _check_file(path, config, syntax, options)
+    try:
+        result, _ = _check_file(os.fspath(path), config, syntax, options)
+    except FileTooLarge as exc:
+        return FileResult(path=os.fspath(path), error=exc.message)
     return result
 
 
@@ -143,77 +174,178 @@ def _check_file(
     except RecursionError:
         return FileResult(path=path, error="nested too deeply to analyse"), None
     except LoadError as exc:
-        return FileResult(path=path, error=_describe(exc)), None
+        result = FileResult(path=path, error=_describe(exc))
+        if _not_a_body(path, syntax, exc):
+            result.extra["not_a_prompt"] = True
+        return result, None
     except tokens.TokenizerError as exc:
         return FileResult(path=path, error=str(exc)), None
     assert checked.result is not None
     return checked.result, checked
 
 
-def expand(
-    paths: Iterable[str], config: Config | None = None, skipped: list[str] | None = None
-) -> tuple[list[str], list[str]]:
-    """Files to check from the given paths, and one error line per path that gives none.
-    Entries of walked folders that cannot be checked are added to ``skipped``."""
+def _not_a_body(path: str, syntax: str | None, exc: LoadError) -> bool:
+    """A ``.json`` file that is not a request body at all (another JSON file, or JSON with
+    comments such as tsconfig.json), as opposed to a request body with a problem."""
+    from promptlint.requests_model import NOT_A_REQUEST
+
+    if syntax not in (None, "json") or not path.lower().endswith(".json"):
+        return False
+    return exc.message == NOT_A_REQUEST or exc.message.startswith("malformed JSON")
+
+
+def is_config_file(path: str) -> bool:
+    return os.path.basename(path) in CONFIG_NAMES and os.path.isfile(path)
+
+
+def workspace_files(path: str, config: Config) -> list[str]:
+    """The files a config file describes, spelled from ``path``: those its ``[assembly]
+    order`` names, in that order (globs expanded, missing files left out); without an
+    order, the workspace files PC106 reads in its folder by the known convention (two or
+    more of them); else none (the config is only validated)."""
+    base = Path(path).parent
+    order = config.assembly.get("order")
+    if order:
+        entries, minimum = [str(entry) for entry in order], 0
+    else:
+        rule = by_code("PC106")
+        entries, minimum = list(getattr(rule, "CONVENTION", ())), 2
     files: list[str] = []
-    errors: list[str] = []
+    top_level = 0
+    for entry in entries:
+        if any(c in entry for c in "*?["):
+            matches = sorted(p for p in base.glob(entry) if p.is_file())
+        else:
+            matches = [base / entry] if (base / entry).is_file() else []
+        files += [os.path.normpath(m) for m in matches]
+        top_level += sum(1 for m in matches if m.parent == base)
+    return files if top_level >= minimum else []
+
+
+def _config_targets(path: str, hook: bool) -> tuple[list[str], list[str]]:
+    """(files, errors) for a config file named as a path."""
+    try:
+        config = config_mod.load_file(Path(path))
+    except ConfigError as exc:
+        return [], [str(exc)]
+    if config is None:  # a pyproject.toml without [tool.promptlint]
+        return [], [] if hook else [f"{path}: no [tool.promptlint] table: nothing to check"]
+    return workspace_files(path, config), []
+
+
+@dataclass
+class Targets:
+    """What a run works on, from the paths it was given."""
+
+    files: list[str] = field(default_factory=list)
+    #: The ``--config`` file's config, if one was given.
+    explicit: Config | None = None
+    #: One line per path or config that cannot be used (the run exits 2).
+    errors: list[str] = field(default_factory=list)
+    #: Files (absolute paths) that are skipped quietly if they turn out not to be prompts
+    #: (a ``.json`` file that is no request body): found by a folder walk, or named by a hook.
+    candidates: set[str] = field(default_factory=set)
+    #: Entries of walked folders that cannot be checked (a symlink loop, a FIFO): warnings.
+    skipped: list[str] = field(default_factory=list)
+
+
+def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str], list[str]]:
+    """Files to check from the given paths, and one error line per path that gives none."""
+    targets = _expand(paths, config, hook=False)
+    return targets.files, targets.errors
+
+
+def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
+    targets = Targets(explicit=config)
+    files, errors = targets.files, targets.errors
     for path in paths:
-        if os.path.isdir(path):
+        if is_config_file(path):
+            found, problems = _config_targets(path, hook)
+            files.extend(found)
+            errors.extend(problems)
+        elif os.path.isdir(path):
             try:
                 folder_config = config or config_mod.find_for(Path(path).resolve())
             except ConfigError as exc:
                 errors.append(str(exc))
                 continue
-            found = list(prompt_files(path, folder_config, skipped))
+            found = list(prompt_files(path, folder_config, targets.skipped))
             if not found:
                 errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
             files.extend(found)
+            targets.candidates.update(os.path.abspath(f) for f in found)
         elif os.path.exists(path):
             files.append(path)
+            if hook:
+                targets.candidates.add(os.path.abspath(path))
         else:
             errors.append(f"{path}: no such file or directory")
-    return files, errors
+    return targets
 
 
-def collect(
-    paths: Sequence[str], config_file: str | None = None, skipped: list[str] | None = None
-) -> tuple[list[str], Config | None, list[str]]:
+def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False) -> Targets:
     """The files to work on (each once), the ``--config`` file's config if one was given,
-    and one error line per path or config that cannot be used (skipped entries of walked
-    folders go to ``skipped``)."""
+    one error line per path or config that cannot be used, and which files may be skipped.
+
+    ``hook``: the paths are whatever a hook matched (pre-commit passes each staged file its
+    ``files`` pattern matches): a ``pyproject.toml`` without ``[tool.promptlint]`` and a
+    ``.json`` file that is no request body are skipped quietly, as a folder walk skips them."""
     explicit: Config | None = None
     if config_file is not None:
         try:
             explicit = config_mod.load_file(Path(config_file))
         except ConfigError as exc:
-            return [], None, [str(exc)]
+            return Targets(errors=[str(exc)])
         if explicit is None:
-            return [], None, [f"{config_file}: no [tool.promptlint] table"]
-    found, errors = expand(paths, explicit, skipped)
+            return Targets(errors=[f"{config_file}: no [tool.promptlint] table"])
+    targets = _expand(as_paths(paths), explicit, hook)
     files: list[str] = []
     seen: set[str] = set()
-    for path in found:
+    for path in targets.files:
         if os.path.abspath(path) not in seen:
             seen.add(os.path.abspath(path))
             files.append(path)
-    return files, explicit, errors
+    targets.files = files
+    return targets
+
+
+def collect(paths: Paths, config_file: str | None = None) -> tuple[list[str], Config | None, list[str]]:
+    """:func:`gather` as (files, ``--config``'s config, errors)."""
+    targets = gather(paths, config_file)
+    return targets.files, targets.explicit, targets.errors
 
 
 def check_paths(
-    paths: Sequence[str],
+    paths: Paths,
     *,
-    config_file: str | None = None,
+    config_file: PathArg | None = None,
     syntax: str | None = None,
+    hook: bool = False,
     cache: ResultCache | None = None,
     jobs: int = 1,
     **options: Any,
 ) -> Report:
-    """Check files and folders. ``options`` override config keys (``select``, ``model``…).
-    With ``cache`` (:class:`~promptlint.resultcache.ResultCache`), unchanged files are not
-    analysed again; with ``jobs`` > 1, files are checked in that many processes."""
+    """Check prompt files, folders and config files (see the module's docstring).
+
+    ``paths`` is one path (``str`` or ``os.PathLike``) or an iterable of them.
+    ``config_file`` is used for every file instead of the nearest config (as ``--config``).
+    ``syntax`` reads every file as that syntax. ``hook`` skips quietly the files that are
+    not prompts (see :func:`gather`). ``options`` override config keys as the command
+    line's options do: ``select``/``ignore`` (tuples of codes), ``model``, ``provider``,
+    ``fail_on``; ``None`` means not given. With ``cache`` (a
+    :class:`~promptlint.resultcache.ResultCache`) unchanged files are not analysed again;
+    with ``jobs`` > 1 files are checked in that many processes.
+
+    The report's :meth:`~promptlint.core.findings.Report.exit_code` is the command line's
+    exit code: it fails at the ``fail_on`` given here, else at the strictest ``fail-on``
+    configured for the checked files.
+    """
     report = Report()
-    files, explicit, report.errors = collect(paths, config_file, report.warnings)
+    targets = gather(paths, None if config_file is None else os.fspath(config_file), hook=hook)
+    report.errors, report.warnings = targets.errors, targets.skipped
     project = Project()
+    levels: list[str] = []
+    files, explicit = targets.files, targets.explicit
     if jobs > 1 and len(files) >= 2 * jobs:
         checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs)
     else:
@@ -222,9 +354,15 @@ def check_paths(
         if isinstance(result, str):
             report.warnings.append(f"{path}: {result}")
             continue
+        if result.extra.pop("not_a_prompt", False) and os.path.abspath(path) in targets.candidates:
+            continue  # a JSON file that is not a request body, named by a hook
         report.files.append(result)
         if checked is not None:
             project.add(checked)
+            levels.append(checked.config.fail_on)
+    report.fail_on = options.get("fail_on") or (
+        min(levels, key=severity_rank) if levels else targets.explicit.fail_on if targets.explicit else None
+    )
     _check_project(project, report)
     for model in sorted({checked.config.target_model for checked in project.files}):
         note = tokens.unknown_model_note(model)
@@ -290,6 +428,8 @@ def _check_in_processes(
         yield path, result, CachedFile(path, config, result, load, has_includes)
 
 
+
+
 def _check_project(project: Project, report: Report) -> None:
     """Rules that read several files: findings land in the file they point at. An include
     that cannot be followed is said, since its content goes unchecked."""
@@ -323,4 +463,6 @@ def _check_project(project: Project, report: Report) -> None:
                 report.extra_findings.append(finding)
 
 
-__all__ = ["FileResult", "Finding", "Report", "check_file", "check_paths", "check_template", "check_text"]
+__all__ = [
+    "FileResult", "Finding", "PathArg", "Paths", "Report", "check_file", "check_paths", "check_template", "check_text",
+]

@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from promptlint.core.findings import SEVERITIES
 from promptlint.core.ir import SYNTAXES
+
+if TYPE_CHECKING:
+    from promptlint.fix import FixReport
 
 EXIT_OK, EXIT_FINDINGS, EXIT_FAILED = 0, 1, 2
 
@@ -73,6 +77,9 @@ def main() -> None:
 @click.option("--fix", "apply_fix", is_flag=True, help="Move volatile parts to the tail first (as `promptlint fix`).")
 @click.option("--diff", "show_diff", is_flag=True, help="Show the fix as a unified diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also coarsen clocks and sort tool loops.")
+@click.option("--hook", is_flag=True,
+              help="The paths are what a hook matched (pre-commit): skip quietly a pyproject.toml without "
+                   "[tool.promptlint] and a .json file that is no request body, as a folder walk does.")
 def check(
     paths: Sequence[str],
     output_format: str,
@@ -91,8 +98,12 @@ def check(
     apply_fix: bool,
     show_diff: bool,
     unsafe_fixes: bool,
+    hook: bool,
 ) -> None:
-    """Check prompt files and folders for cache-breaking content."""
+    """Check prompt files and folders for cache-breaking content.
+
+    A config file (promptlint.toml, pyproject.toml) stands for the workspace it describes:
+    the files its [assembly] order names."""
     from promptlint.api import check_paths
 
     if provider is not None:
@@ -104,12 +115,17 @@ def check(
     if show_diff:
         # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
         sys.exit(_run_fix(paths, show_diff=True, check_only=True, unsafe=unsafe_fixes, model=model,
-                          config_file=config_file, syntax=syntax, provider=provider))
+                          config_file=config_file, syntax=syntax, provider=provider)[0])
+    moved = False
     if apply_fix:
-        code = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
-                        config_file=config_file, syntax=syntax, to_stderr=output_format != "text", provider=provider)
+        code, fixed = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
+                               config_file=config_file, syntax=syntax, to_stderr=output_format != "text",
+                               provider=provider, tail_note=False)
         if code == EXIT_FAILED:
             sys.exit(code)
+        from promptlint.reporters.fixreport import moved_something
+
+        moved = moved_something(fixed)
 
     from promptlint.resultcache import ResultCache
 
@@ -124,6 +140,7 @@ def check(
         select=_codes(select, "--select"),
         ignore=_codes(ignore, "--ignore"),
         fail_on=fail_on,
+        hook=hook,
     )
     if changed_since is not None:
         from promptlint import changed
@@ -136,8 +153,13 @@ def check(
         if dropped:
             report.notes.append(f"{dropped} finding(s) on lines unchanged since {changed_since} not shown")
     _print_report(report, output_format, show_frames=not no_frames)
-    threshold = fail_on or _fail_on_from(report)
-    code = report.exit_code(threshold)
+    if moved:
+        from promptlint.reporters.fixreport import remaining_note
+
+        note = remaining_note(report)
+        if note is not None:
+            click.echo(note, err=output_format != "text")
+    code = report.exit_code()
     if exit_zero and code == EXIT_FINDINGS:
         code = EXIT_OK
     sys.exit(code)
@@ -195,23 +217,6 @@ def _provider_or_exit(provider: str) -> str:
     return name
 
 
-def _fail_on_from(report: object) -> str:
-    """The failing severity configured for the checked files (the strictest of them)."""
-    from promptlint import config as config_mod
-    from promptlint.core.findings import Report, severity_rank
-
-    assert isinstance(report, Report)
-    levels = []
-    for result in report.files:
-        try:
-            from pathlib import Path
-
-            levels.append(config_mod.find_for(Path(result.path).resolve().parent).fail_on)
-        except config_mod.ConfigError:
-            continue
-    return min(levels, key=severity_rank) if levels else "warning"
-
-
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--diff", "show_diff", is_flag=True, help="Show a unified diff and write nothing.")
@@ -235,7 +240,7 @@ def fix(
     if provider is not None:
         provider = _provider_or_exit(provider)
     sys.exit(_run_fix(paths, show_diff=show_diff, check_only=check_only, unsafe=unsafe_fixes, model=model,
-                      config_file=config_file, syntax=syntax, provider=provider))
+                      config_file=config_file, syntax=syntax, provider=provider)[0])
 
 
 def _run_fix(
@@ -249,8 +254,9 @@ def _run_fix(
     syntax: str | None,
     to_stderr: bool = False,
     provider: str | None = None,
-) -> int:
-    """Fix (or, with --diff/--check, only plan) and report; returns the exit code."""
+    tail_note: bool = True,
+) -> tuple[int, FixReport]:
+    """Fix (or, with --diff/--check, only plan) and report; returns the exit code and the report."""
     from rich.console import Console
 
     from promptlint.fix import fix_paths
@@ -261,9 +267,9 @@ def _run_fix(
         list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model, provider=provider
     )
     console = Console(highlight=False, soft_wrap=True, stderr=to_stderr)
-    fixreport.render(report, console, show_diff=show_diff, write=write)
+    fixreport.render(report, console, show_diff=show_diff, write=write, tail_note=tail_note and write)
     # `--diff` writes nothing, like `--check`: a fix it shows is still to be made (as ruff).
-    return fixreport.exit_code(report, check=check_only or show_diff)
+    return fixreport.exit_code(report, check=check_only or show_diff), report
 
 
 @main.command("replay")
