@@ -73,15 +73,15 @@ def _check_template(template: Template, config: Config, model: str | None = None
             result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
     result.findings.sort(key=lambda f: f.sort_key)
     if config.provider:
-        from promptlint import cachecost
+        from promptlint.providers import cost
 
-        result.extra["cache"] = cachecost.compute(
+        result.extra["cache"] = cost.compute(
             analysis,
             config.provider,
             model or config.model,
             provider_overrides=config.providers or None,
             price_overrides=config.prices or None,
-            body_model=cachecost.body_model_of(template),
+            body_model=cost.body_model_of(template),
         )
     return CheckedFile(template.path, template, analysis, config, result)
 

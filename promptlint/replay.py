@@ -4,8 +4,8 @@
 body or ``{"request": body, "timestamp": ISO or epoch seconds, "routing_key": str,
 "usage": provider usage, "provider": "openai" | "anthropic"}``. Each body is rendered in its
 provider's order (:mod:`promptlint.requests_model`), tokenised (o200k_base; ≈ for Claude),
-and replayed through :mod:`promptlint.cachesim` (timestamps drive TTLs; 1 s apart when
-absent). For each request: predicted vs reported cached tokens, the first divergence from the
+and replayed through its cache model (:func:`promptlint.providers.simulate`; timestamps drive
+TTLs; 1 s apart when absent). For each request: predicted vs reported cached tokens, the first divergence from the
 previous request (JSON path, char and token offset, excerpts) and its likely cause; then a
 summary with the tokens and money lost by cause.
 
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from promptlint import cachesim, requests_model
+from promptlint import providers, requests_model
+from promptlint.providers.base import Breakpoint, CacheModelError, Request, Usage, cost, lcp
 from promptlint.requests_model import ChunkTokenizer, Rendered
 
 DEFAULT_GAP_SECONDS = 1.0
@@ -261,7 +262,7 @@ def divergence(
     within = _common_prefix(a.text, b.text)
     chars_before = sum(len(c.text) for c in new.chunks[:chunk_index])
     tokens_before = current.ends[chunk_index - 1] if chunk_index else 0
-    token_offset = tokens_before + cachesim.lcp(tokenizer.encode(a.text), tokenizer.encode(b.text))
+    token_offset = tokens_before + lcp(tokenizer.encode(a.text), tokenizer.encode(b.text))
     return {
         "path": b.path_text,
         "char_offset": chars_before + within,
@@ -276,20 +277,20 @@ def divergence(
 # The replay
 
 
-def _sim_request(prepared: _Prepared, provider: str) -> cachesim.Request:
+def _sim_request(prepared: _Prepared, provider: str) -> Request:
     rendered = prepared.entry.rendered
     segments = requests_model.strictly_increasing_ends(prepared.ends)
-    breakpoints: list[cachesim.Breakpoint] = []
+    breakpoints: list[Breakpoint] = []
     auto_ttl = None
     if provider == "anthropic":
         for index, marker in rendered.markers():
             if marker is rendered.auto_marker:
                 auto_ttl = marker.ttl
             elif prepared.ends[index] > 0:
-                breakpoints.append(cachesim.Breakpoint(position=prepared.ends[index], ttl=marker.ttl))
+                breakpoints.append(Breakpoint(position=prepared.ends[index], ttl=marker.ttl))
     user_ends = [prepared.ends[i] for i, c in enumerate(rendered.chunks) if c.role == "user" and prepared.ends[i] > 0]
     system_ends = [prepared.ends[i] for i, c in enumerate(rendered.chunks) if c.section in ("tools", "schema", "system")]
-    return cachesim.Request(
+    return Request(
         tokens=prepared.ids,
         segments=segments,
         breakpoints=breakpoints,
@@ -317,9 +318,8 @@ def replay(
     price_overrides: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """Replay ``entries``; the dict ``replay --format json`` prints (ReplayError if impossible)."""
-    from promptlint import providers
-    from promptlint.cachecost import resolve_model
-    from promptlint.pricing import prices_for
+    from promptlint.providers.cost import resolve_model
+    from promptlint.providers.pricing import prices_for
 
     provider = (provider or entries[0].provider).lower()
     if provider not in providers.known_providers():
@@ -339,7 +339,7 @@ def replay(
         ids, ends = tokenizer.request(entry.rendered)
         prepared.append(_Prepared(entry, chosen, ids, ends, clock))
 
-    usages: list[cachesim.Usage | None] = [None] * len(prepared)
+    usages: list[Usage | None] = [None] * len(prepared)
     facts_by_model: dict[str, providers.ProviderFacts] = {}
     for chosen in dict.fromkeys(p.model for p in prepared):
         facts = providers.facts(provider, chosen)
@@ -348,9 +348,9 @@ def replay(
         indices = sorted((i for i, p in enumerate(prepared) if p.model == chosen and p.ids),
                          key=lambda i: prepared[i].time)
         try:
-            results = cachesim.simulate(provider, chosen, [_sim_request(prepared[i], provider) for i in indices],
+            results = providers.simulate(provider, chosen, [_sim_request(prepared[i], provider) for i in indices],
                                           facts=facts)
-        except cachesim.CacheModelError as exc:
+        except CacheModelError as exc:
             raise ReplayError(f"the cache model rejects a request: {exc}") from None
         for i, usage in zip(indices, results, strict=True):
             usages[i] = usage
@@ -399,7 +399,7 @@ def replay(
         else:
             per_token = price.per_token()
             if predicted_cost is not None:
-                predicted_cost += cachesim.cost(simulated, per_token)
+                predicted_cost += cost(simulated, per_token)
             # A lost token is paid at the input (or, before an Anthropic breakpoint, write)
             # price instead of the read price.
             missed = per_token.cache_write if provider == "anthropic" else per_token.input
