@@ -3,7 +3,7 @@
 ``promptlint replay LOG``: a JSONL file, one logged request per line, either a bare request
 body or ``{"request": body, "timestamp": ISO or epoch seconds, "routing_key": str,
 "usage": provider usage, "provider": "openai" | "anthropic"}``. Each body is rendered in its
-provider's order (:mod:`promptlint.requests_model`), tokenised (o200k_base; ≈ for Claude),
+provider's order (:mod:`promptlint.requestbody`), tokenised (o200k_base; ≈ for Claude),
 and replayed through its cache model (:func:`promptlint.providers.simulate`; timestamps drive
 TTLs; 1 s apart when absent). For each request: predicted vs reported cached tokens, the first divergence from the
 previous request (JSON path, char and token offset, excerpts) and its likely cause; then a
@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from promptlint import providers, requests_model
+from promptlint import providers, requestbody
 from promptlint.providers.base import Breakpoint, CacheModelError, Request, Usage, cost, lcp
-from promptlint.requests_model import ChunkTokenizer, Rendered
+from promptlint.requestbody import ChunkTokenizer, Rendered
 
 DEFAULT_GAP_SECONDS = 1.0
 #: Our rendering is not the provider's exact template and Claude's tokenizer is not public:
@@ -76,8 +76,8 @@ def parse_line(text: str, where: str) -> LogEntry:
     wrapped = isinstance(value, dict) and isinstance(value.get("request"), dict)
     body = value["request"] if wrapped else value
     try:
-        rendered = requests_model.render(body)
-    except requests_model.RequestError as exc:
+        rendered = requestbody.render(body)
+    except requestbody.RequestError as exc:
         raise ReplayError(f"{where}: {exc.message}") from None
     provider = (value.get("provider") if wrapped else None) or rendered.provider
     if provider not in ("openai", "anthropic", "gemini", "deepseek", "vllm", "sglang", "xai", "fireworks"):
@@ -279,7 +279,7 @@ def divergence(
 
 def _sim_request(prepared: _Prepared, provider: str) -> Request:
     rendered = prepared.entry.rendered
-    segments = requests_model.strictly_increasing_ends(prepared.ends)
+    segments = requestbody.strictly_increasing_ends(prepared.ends)
     breakpoints: list[Breakpoint] = []
     auto_ttl = None
     if provider == "anthropic":

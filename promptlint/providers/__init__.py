@@ -5,7 +5,8 @@ What this package owns:
 * ``table.py``: the dated, sourced table ``data/providers.toml`` (one row per cache model),
   user overrides, and :class:`ProviderFacts`, one row resolved for one model.
 * ``base.py``: the interface a provider module declares (:class:`~.base.Provider`: name, table
-  row, cache simulators, model and price defaults; the future probe adapter goes there too) and the simulator data types they share (``Request``,
+  row, cache simulators, request render order, usage fields, model and price defaults; the
+  future probe adapter goes there too) and the simulator data types they share (``Request``,
   ``Usage``, ``Breakpoint``, ``TokenPrices``, ``cost``, ``lcp``, the TTL store).
 * one module per provider, each defining ``PROVIDER``: ``openai.py`` (before and from GPT-5.6),
   ``anthropic.py``, ``gemini.py``, ``deepseek.py``, ``vllm.py``, ``sglang.py``, ``xai.py``,
@@ -16,9 +17,11 @@ What this package owns:
 
 Adding a provider: one module here defining ``PROVIDER`` and one row in ``providers.toml``.
 
-What it may import: the standard library, :mod:`promptlint.core`, and genai-prices lazily in
-``pricing.py``. Never :mod:`promptlint.fix`, click or rich; a provider SDK (openai, anthropic)
-only lazily, on a future probe path.
+What it may import: the standard library, :mod:`promptlint.core` and
+:mod:`promptlint.requestbody` (the provider-independent request-body model whose render orders
+the provider modules supply), and genai-prices lazily in ``pricing.py``. Never
+:mod:`promptlint.fix`, click or rich; a provider SDK (openai, anthropic) only lazily, on a
+future probe path.
 """
 
 from __future__ import annotations

@@ -23,6 +23,8 @@ from promptlint.providers.base import (
     ttl_for,
 )
 from promptlint.providers.table import ProviderFacts
+from promptlint.requestbody.blocks import ANTHROPIC, Builder, without
+from promptlint.requestbody.jsonspans import JsonPath
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,58 @@ def simulate_anthropic(requests: Sequence[Request], facts: ProviderFacts) -> lis
     return usages
 
 
+# --------------------------------------------------------------------------------------------
+# Render order of a Messages body
+
+
+def _content(builder: Builder, content: Any, path: JsonPath, index: int, role: str) -> None:
+    header = f"[{role}]\n"
+    if isinstance(content, str):
+        builder.add((*path, "content"), "messages", content, header=header, message_index=index, role=role)
+        return
+    if not isinstance(content, list):
+        builder.add((*path, "content"), "messages", content, header=header, message_index=index, role=role)
+        return
+    for j, block in enumerate(content):
+        where = (*path, "content", j)
+        marker = builder.marker(block, where)
+        head = header if j == 0 else ""
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if kind == "text" and isinstance(block.get("text"), str):
+            builder.add((*where, "text"), "messages", block["text"], header=head, message_index=index, role=role, marker=marker)
+        elif kind == "tool_result" and isinstance(block.get("content"), str):
+            builder.add((*where, "content"), "messages", block["content"], header=head, message_index=index, role=role, marker=marker)
+        elif kind == "thinking" and isinstance(block.get("thinking"), str):
+            builder.add((*where, "thinking"), "messages", block["thinking"], header=head, message_index=index, role=role, marker=marker)
+        elif kind in ("image", "document"):
+            builder.add(where, "messages", f"[{kind}]", header=head, message_index=index, role=role, marker=marker)
+        else:
+            value = without(block, "cache_control") if isinstance(block, Mapping) else block
+            builder.add(where, "messages", value, header=head, message_index=index, role=role, marker=marker)
+
+
+def render_messages(builder: Builder, body: Mapping[str, Any]) -> None:
+    """Render order of a Messages body: tools, system, messages; a top-level ``cache_control``
+    is automatic caching (a breakpoint on the last block)."""
+    builder.tools(body)
+    system = body.get("system")
+    if isinstance(system, str):
+        builder.add(("system",), "system", system, header="[system]\n")
+    elif isinstance(system, list):
+        for i, block in enumerate(system):
+            head = "[system]\n" if i == 0 else ""
+            marker = builder.marker(block, ("system", i))
+            if isinstance(block, Mapping) and isinstance(block.get("text"), str):
+                builder.add(("system", i, "text"), "system", block["text"], header=head, marker=marker)
+            else:
+                builder.add(("system", i), "system", block, header=head, marker=marker)
+    for index, message in enumerate(body.get("messages") or ()):
+        if isinstance(message, Mapping):
+            role = str(message.get("role") or "user")
+            _content(builder, message.get("content"), ("messages", index), index, role)
+    builder.auto_marker = builder.marker(body, ())
+
+
 def minimum(model: str | None, provider_overrides: Mapping[str, Any] | None = None) -> tuple[int, str]:
     """(minimum cacheable tokens, model label) for an Anthropic model (the row's fallback if unknown)."""
     from promptlint.providers.registry import facts
@@ -147,6 +201,7 @@ def minimum(model: str | None, provider_overrides: Mapping[str, Any] | None = No
 PROVIDER = Provider(
     name="anthropic",
     simulators={"anthropic": simulate_anthropic},
+    renderers={ANTHROPIC: render_messages},
     default_model="claude-sonnet-4-5",
     model_prefixes=("claude",),
     genai_prices_id="anthropic",

@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from promptlint.providers.table import ProviderFacts
+    from promptlint.requestbody.blocks import Builder
 
 #: A cache simulator: ``(requests, facts, **options) -> one Usage per request``.
 Simulator = Callable[..., "list[Usage]"]
-#: A render order of request bodies of one API kind.
-Renderer = Callable[..., Any]
+#: A render order: adds a request body's blocks to the builder, in the order the provider
+#: caches them (see :mod:`promptlint.requestbody`).
+Renderer = Callable[["Builder", Mapping[str, Any]], None]
 #: A table row chooser: ``(model, table rows) -> row name``, or None for the default row.
 RowChooser = Callable[[str, Mapping[str, Any]], "str | None"]
 

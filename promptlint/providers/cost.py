@@ -255,9 +255,9 @@ def body_model_of(template: Template) -> str | None:
     """The ``model`` field of a request-JSON file (its last body), if any."""
     if template.syntax != "json":
         return None
-    from promptlint import requests_model
+    from promptlint import requestbody
 
     try:
-        return requests_model.load_cached(template.source).requests[-1].model
-    except requests_model.RequestError:
+        return requestbody.load_cached(template.source).requests[-1].model
+    except requestbody.RequestError:
         return None

@@ -27,6 +27,8 @@ from promptlint.providers.base import (
     ttl_for,
 )
 from promptlint.providers.table import ProviderFacts, normalize_model
+from promptlint.requestbody.blocks import OPENAI_CHAT, OPENAI_RESPONSES, Builder, without
+from promptlint.requestbody.jsonspans import JsonPath
 
 SECONDS_PER_MINUTE = 60.0
 NEWER_ROW = "openai-5.6"
@@ -221,10 +223,70 @@ def simulate_openai_56(requests: Sequence[Request], facts: ProviderFacts) -> lis
     return usages
 
 
+# --------------------------------------------------------------------------------------------
+# Render order of Chat Completions and Responses bodies
+
+
+def _message(builder: Builder, message: Any, path: JsonPath, index: int, content_key: str) -> None:
+    if not isinstance(message, Mapping):
+        builder.add(path, "messages", message, message_index=index)
+        return
+    role = str(message.get("role") or message.get("type") or "user")
+    section = "system" if role in ("system", "developer") else "messages"
+    header = f"[{role}]\n"
+    content = message.get(content_key)
+    if isinstance(content, str):
+        builder.add((*path, content_key), section, content, header=header, message_index=index, role=role)
+    elif isinstance(content, list):
+        for j, part in enumerate(content):
+            where = (*path, content_key, j)
+            head = header if j == 0 else ""
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                builder.add((*where, "text"), section, part["text"], header=head, message_index=index, role=role)
+            elif isinstance(part, Mapping) and part.get("type") in ("image_url", "input_image", "input_file", "file"):
+                builder.add(where, section, "[image]" if "image" in str(part.get("type")) else "[file]", header=head, message_index=index, role=role)
+            else:
+                builder.add(where, section, part, header=head, message_index=index, role=role)
+    elif content is None and role in ("function_call_output",) and isinstance(message.get("output"), str):
+        builder.add((*path, "output"), "messages", message["output"], header=header, message_index=index, role=role)
+    else:
+        rest = without(message, "role")
+        builder.add(path, section, rest, header=header, message_index=index, role=role)
+        return
+    if isinstance(message.get("tool_calls"), list):
+        builder.add((*path, "tool_calls"), section, message["tool_calls"], message_index=index, role=role)
+
+
+def render_chat(builder: Builder, body: Mapping[str, Any]) -> None:
+    """Render order of a Chat Completions body: tools, ``response_format``, messages."""
+    builder.tools(body)
+    if body.get("response_format") is not None:
+        builder.add(("response_format",), "schema", body["response_format"], header="[response_format]\n")
+    for index, message in enumerate(body.get("messages") or ()):
+        _message(builder, message, ("messages", index), index, "content")
+
+
+def render_responses(builder: Builder, body: Mapping[str, Any]) -> None:
+    """Render order of a Responses body: tools, ``text.format``, instructions, input items."""
+    builder.tools(body)
+    text = body.get("text")
+    if isinstance(text, Mapping) and text.get("format") is not None:
+        builder.add(("text", "format"), "schema", text["format"], header="[text.format]\n")
+    if isinstance(body.get("instructions"), str):
+        builder.add(("instructions",), "system", body["instructions"], header="[instructions]\n")
+    items = body.get("input")
+    if isinstance(items, str):
+        builder.add(("input",), "messages", items, header="[user]\n", message_index=0, role="user")
+    elif isinstance(items, list):
+        for index, item in enumerate(items):
+            _message(builder, item, ("input", index), index, "content")
+
+
 PROVIDER = Provider(
     name="openai",
     simulators={"openai": simulate_openai, NEWER_ROW: simulate_openai_56},
     choose_row=choose_row,
+    renderers={OPENAI_CHAT: render_chat, OPENAI_RESPONSES: render_responses},
     default_model="gpt-5.5",
     model_prefixes=("gpt", "o1", "o3", "o4", "chatgpt", "ft:gpt"),
     genai_prices_id="openai",
