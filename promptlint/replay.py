@@ -5,9 +5,10 @@ body or ``{"request": body, "timestamp": ISO or epoch seconds, "routing_key": st
 "usage": provider usage, "provider": "openai" | "anthropic"}``. Each body is rendered in its
 provider's order (:mod:`promptlint.requestbody`), tokenised (o200k_base; ≈ for Claude),
 and replayed through its cache model (:func:`promptlint.providers.simulate`; timestamps drive
-TTLs; 1 s apart when absent). For each request: predicted vs reported cached tokens, the first divergence from the
-previous request (JSON path, char and token offset, excerpts) and its likely cause; then a
-summary with the tokens and money lost by cause.
+TTLs; 1 s apart when absent). For each request: predicted vs reported cached tokens (the
+provider modules' usage fields, :func:`promptlint.providers.reported`), the first divergence
+from the previous request (JSON path, char and token offset, excerpts) and its likely cause;
+then a summary with the tokens and money lost by cause.
 
 Causes: ``timestamp``, ``id``, ``tool-order``, ``key-order``, ``whitespace``,
 ``model-change``, ``ttl-expiry``, ``history`` (an earlier message re-rendered) and
@@ -27,6 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from promptlint import providers, requestbody
+from promptlint.providers import reported
 from promptlint.providers.base import Breakpoint, CacheModelError, Request, Usage, cost, lcp
 from promptlint.requestbody import ChunkTokenizer, Rendered
 
@@ -108,39 +110,6 @@ def read_log(path: str) -> list[LogEntry]:
     if not entries:
         raise ReplayError(f"{path}: no requests")
     return entries
-
-
-# ------------------------------------------------------------------------------------------
-# Reported usage (provider-caching.md §12)
-
-
-def _dig(usage: Mapping[str, Any], *path: str) -> Any:
-    value: Any = usage
-    for key in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
-
-
-def reported(usage: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
-    """(cached tokens, total input tokens) a provider's usage object reports."""
-    if not usage:
-        return None, None
-    if "cache_read_input_tokens" in usage or "cache_creation_input_tokens" in usage:
-        read = int(usage.get("cache_read_input_tokens") or 0)
-        total = read + int(usage.get("cache_creation_input_tokens") or 0) + int(usage.get("input_tokens") or 0)
-        return read, total
-    for details, total_key in (("prompt_tokens_details", "prompt_tokens"), ("input_tokens_details", "input_tokens")):
-        cached = _dig(usage, details, "cached_tokens")
-        if cached is not None or total_key in usage:
-            reported_total = usage.get(total_key)
-            return int(cached or 0), int(reported_total) if reported_total is not None else None
-    if "prompt_cache_hit_tokens" in usage:
-        return int(usage["prompt_cache_hit_tokens"]), int(usage.get("prompt_tokens") or 0) or None
-    if "cached_content_token_count" in usage:
-        return int(usage["cached_content_token_count"]), usage.get("prompt_token_count")
-    return None, None
 
 
 # ------------------------------------------------------------------------------------------

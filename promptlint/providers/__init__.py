@@ -11,7 +11,8 @@ What this package owns:
 * one module per provider, each defining ``PROVIDER``: ``openai.py`` (before and from GPT-5.6),
   ``anthropic.py``, ``gemini.py``, ``deepseek.py``, ``vllm.py``, ``sglang.py``, ``xai.py``,
   ``fireworks.py``. ``registry.py`` finds them (no list to edit) and answers by name:
-  :func:`known_providers`, :func:`facts`, :func:`simulate`.
+  :func:`known_providers`, :func:`facts`, :func:`simulate`, :func:`reported` (the cached
+  and input tokens a logged usage object reports, read by the provider modules' usage fields).
 * ``pricing.py`` (token prices from genai-prices' bundled data, with config overrides) and
   ``cost.py`` (what a prompt's layout costs per 1,000 calls, now and after the fix).
 
@@ -31,6 +32,7 @@ from promptlint.providers.registry import (
     facts,
     find,
     known_providers,
+    reported,
     resolve_row_name,
     simulate,
 )
@@ -52,6 +54,7 @@ __all__ = [
     "load_table",
     "normalize_model",
     "price_data_releases",
+    "reported",
     "resolve_row_name",
     "simulate",
 ]

@@ -17,6 +17,7 @@ from promptlint.providers.base import (
     Provider,
     Request,
     Usage,
+    UsageFields,
     check_requests,
     live,
     store_entry,
@@ -189,6 +190,32 @@ def render_messages(builder: Builder, body: Mapping[str, Any]) -> None:
     builder.auto_marker = builder.marker(body, ())
 
 
+# --------------------------------------------------------------------------------------------
+# Usage object and minimum
+
+
+@dataclass(frozen=True)
+class AnthropicUsage(UsageFields):
+    """A Messages usage object: ``input_tokens`` counts only what was neither read nor written."""
+
+    def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
+        if self.cached in usage or self.cache_write in usage:
+            read = int(usage.get(self.cached) or 0)
+            total = read + int(usage.get(self.cache_write) or 0) + int(usage.get(self.uncached) or 0)
+            return read, total
+        return None
+
+
+# First: no other shape has these fields, and its input_tokens would read as a Responses usage.
+USAGE = AnthropicUsage(
+    api=ANTHROPIC,
+    cached="cache_read_input_tokens",
+    cache_write="cache_creation_input_tokens",
+    uncached="input_tokens",
+    precedence=10,
+)
+
+
 def minimum(model: str | None, provider_overrides: Mapping[str, Any] | None = None) -> tuple[int, str]:
     """(minimum cacheable tokens, model label) for an Anthropic model (the row's fallback if unknown)."""
     from promptlint.providers.registry import facts
@@ -202,6 +229,7 @@ PROVIDER = Provider(
     name="anthropic",
     simulators={"anthropic": simulate_anthropic},
     renderers={ANTHROPIC: render_messages},
+    usage=(USAGE,),
     default_model="claude-sonnet-4-5",
     model_prefixes=("claude",),
     genai_prices_id="anthropic",

@@ -45,19 +45,20 @@ _NO_RENDERERS: Mapping[str, Renderer] = MappingProxyType({})
 class UsageFields:
     """Where one API's usage object puts its input-side token counts (provider-caching.md §12).
 
-    Field names are dotted paths inside the usage object: ``input`` the input tokens (for
-    Anthropic only the part neither read nor written), ``cached`` the tokens read from the
-    cache, ``cache_write`` the tokens written to it (``None``: not reported or not read).
-    A provider module subclasses this and implements :meth:`read`. ``precedence``: usage
-    objects are matched by shape, lowest first, because shapes share field names (Anthropic's
-    ``input_tokens`` is also a Responses field), so the order decides which shape a log's
-    usage is read as.
+    Field names are dotted paths inside the usage object (``""``: the API has no such field):
+    ``input`` all input tokens, ``cached`` those read from the cache, ``cache_write`` those
+    written to it, ``uncached`` those neither read nor written. A provider module subclasses
+    this and implements :meth:`read`. ``precedence``: a usage object is matched by shape, lowest
+    first, and shapes share field names (Anthropic's ``input_tokens`` is also a Responses
+    field, DeepSeek's ``prompt_tokens`` a Chat one), so the order decides how a log's usage is
+    read.
     """
 
     api: str
-    input: str
     cached: str
-    cache_write: str | None = None
+    input: str = ""
+    cache_write: str = ""
+    uncached: str = ""
     precedence: int = 100
 
     def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:

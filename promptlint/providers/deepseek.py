@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from promptlint.providers.base import (
     Entry,
     Provider,
     Request,
     Usage,
+    UsageFields,
     check_requests,
     lcp,
     store_entry,
@@ -83,9 +86,31 @@ def simulate_deepseek(
     return usages
 
 
+@dataclass(frozen=True)
+class DeepSeekUsage(UsageFields):
+    """A DeepSeek usage object: cache hits and misses at the top level."""
+
+    def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
+        if self.cached in usage:
+            return int(usage[self.cached]), int(usage.get(self.input) or 0) or None
+        return None
+
+
+# After OpenAI Chat's: a DeepSeek usage also has prompt_tokens, and is read as a Chat usage
+# (cached = prompt_tokens_details.cached_tokens, 0 when absent); this shape is the fallback.
+USAGE = DeepSeekUsage(
+    api="deepseek",
+    input="prompt_tokens",
+    cached="prompt_cache_hit_tokens",
+    uncached="prompt_cache_miss_tokens",
+    precedence=40,
+)
+
+
 PROVIDER = Provider(
     name="deepseek",
     simulators={"deepseek": simulate_deepseek},
+    usage=(USAGE,),
     default_model="deepseek-chat",
     model_prefixes=("deepseek",),
     genai_prices_id="deepseek",

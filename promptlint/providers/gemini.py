@@ -7,13 +7,16 @@ its cache model of provider-caching.md §13.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from promptlint.providers.base import (
     CacheModelError,
     Provider,
     Request,
     Usage,
+    UsageFields,
     check_requests,
     lcp,
     ttl_for,
@@ -99,10 +102,29 @@ def simulate_gemini_explicit(
     return usages
 
 
+@dataclass(frozen=True)
+class GeminiUsage(UsageFields):
+    """A Gemini ``usage_metadata`` object (implicit and explicit caching report alike)."""
+
+    def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
+        if self.cached in usage:
+            return int(usage[self.cached]), usage.get(self.input)
+        return None
+
+
+USAGE = GeminiUsage(
+    api="gemini",
+    input="prompt_token_count",
+    cached="cached_content_token_count",
+    precedence=50,
+)
+
+
 PROVIDER = Provider(
     name="gemini",
     row="gemini-implicit",
     simulators={"gemini-implicit": simulate_gemini_implicit, "gemini-explicit": simulate_gemini_explicit},
+    usage=(USAGE,),
     default_model="gemini-2.5-flash",
     model_prefixes=("gemini",),
     genai_prices_id="google",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from promptlint.providers.base import (
@@ -20,6 +21,7 @@ from promptlint.providers.base import (
     Provider,
     Request,
     Usage,
+    UsageFields,
     check_requests,
     lcp,
     live,
@@ -282,11 +284,46 @@ def render_responses(builder: Builder, body: Mapping[str, Any]) -> None:
             _message(builder, item, ("input", index), index, "content")
 
 
+# --------------------------------------------------------------------------------------------
+# Usage objects
+
+
+@dataclass(frozen=True)
+class OpenAIUsage(UsageFields):
+    """A Chat Completions or Responses usage object: cached tokens inside the details object."""
+
+    def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
+        cached = self.value(usage, self.cached)
+        if cached is not None or self.input in usage:
+            reported_total = usage.get(self.input)
+            return int(cached or 0), int(reported_total) if reported_total is not None else None
+        return None
+
+
+# After Anthropic's (its input_tokens is also a Responses field); before DeepSeek's, whose
+# usage also has prompt_tokens and so reads as a Chat usage (its own shape is the fallback).
+CHAT_USAGE = OpenAIUsage(
+    api=OPENAI_CHAT,
+    input="prompt_tokens",
+    cached="prompt_tokens_details.cached_tokens",
+    cache_write="prompt_tokens_details.cache_write_tokens",  # GPT-5.6+; replay does not read it
+    precedence=20,
+)
+RESPONSES_USAGE = OpenAIUsage(
+    api=OPENAI_RESPONSES,
+    input="input_tokens",
+    cached="input_tokens_details.cached_tokens",
+    cache_write="input_tokens_details.cache_write_tokens",  # GPT-5.6+; replay does not read it
+    precedence=30,
+)
+
+
 PROVIDER = Provider(
     name="openai",
     simulators={"openai": simulate_openai, NEWER_ROW: simulate_openai_56},
     choose_row=choose_row,
     renderers={OPENAI_CHAT: render_chat, OPENAI_RESPONSES: render_responses},
+    usage=(CHAT_USAGE, RESPONSES_USAGE),
     default_model="gpt-5.5",
     model_prefixes=("gpt", "o1", "o3", "o4", "chatgpt", "ft:gpt"),
     genai_prices_id="openai",
