@@ -11,18 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from promptlint.providers.base import (
-    CacheModelError,
-    Entry,
-    Provider,
-    Request,
-    Usage,
-    UsageFields,
-    check_requests,
-    live,
-    store_entry,
-    ttl_for,
-)
+from promptlint.providers import base
+from promptlint.providers.base import CacheModelError, Provider, Request, Usage, UsageFields
 from promptlint.providers.table import ProviderFacts
 from promptlint.requestbody.blocks import ANTHROPIC, Builder, without
 from promptlint.requestbody.jsonspans import JsonPath
@@ -71,7 +61,7 @@ def _anthropic_markers(request: Request, blocks: list[int], facts: ProviderFacts
     markers.sort(key=lambda m: m.position)
     shortest_ttl_so_far = math.inf
     for marker in markers:
-        seconds = ttl_for(facts, marker.ttl)
+        seconds = base.ttl_for(facts, marker.ttl)
         if seconds > shortest_ttl_so_far:
             raise CacheModelError(
                 f"a {marker.ttl} breakpoint follows a shorter-TTL one; longer TTLs must come first"
@@ -92,8 +82,8 @@ def simulate_anthropic(requests: Sequence[Request], facts: ProviderFacts) -> lis
     ``write_5m = C − B``, ``uncached = total − C``. Entries are stored at every marker; a hit
     refreshes its entry's TTL.
     """
-    check_requests(requests)
-    store: dict[tuple[int, ...], Entry] = {}
+    base.check_requests(requests)
+    store: dict[tuple[int, ...], base.Entry] = {}
     usages: list[Usage] = []
     for request in requests:
         now, tokens = request.time, tuple(request.tokens)
@@ -110,7 +100,7 @@ def simulate_anthropic(requests: Sequence[Request], facts: ProviderFacts) -> lis
             ):
                 if index < 0:
                     break
-                entry = live(store, tokens[: blocks[index]], now)
+                entry = base.live(store, tokens[: blocks[index]], now)
                 if entry is not None:
                     if blocks[index] > read:
                         read, hit_entry = blocks[index], entry
@@ -123,7 +113,7 @@ def simulate_anthropic(requests: Sequence[Request], facts: ProviderFacts) -> lis
         end_last = max([read] + [m.position for m in cacheable])
         for marker in cacheable:
             key = tokens[: marker.position]
-            store_entry(store, key, key, now, ttl_for(facts, marker.ttl), facts)
+            base.store_entry(store, key, key, now, base.ttl_for(facts, marker.ttl), facts)
         write_1h = end_1h - read
         write = write_1h + (end_last - end_1h)
         usages.append(
@@ -194,30 +184,26 @@ def render_messages(builder: Builder, body: Mapping[str, Any]) -> None:
 # Usage object and minimum
 
 
-@dataclass(frozen=True)
-class AnthropicUsage(UsageFields):
+def read_usage(fields: UsageFields, usage: Mapping[str, Any]) -> base.Reported | None:
     """A Messages usage object: ``input_tokens`` counts only what was neither read nor written."""
-
-    def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
-        if self.cached in usage or self.cache_write in usage:
-            read = int(usage.get(self.cached) or 0)
-            total = read + int(usage.get(self.cache_write) or 0) + int(usage.get(self.uncached) or 0)
-            return read, total
-        return None
+    if fields.cached in usage or fields.cache_write in usage:
+        read = int(usage.get(fields.cached) or 0)
+        written = int(usage.get(fields.cache_write) or 0)
+        return read, read + written + int(usage.get(fields.uncached) or 0)
+    return None
 
 
 # First: no other shape has these fields, and its input_tokens would read as a Responses usage.
-USAGE = AnthropicUsage(
-    api=ANTHROPIC,
-    cached="cache_read_input_tokens",
-    cache_write="cache_creation_input_tokens",
-    uncached="input_tokens",
-    precedence=10,
+USAGE = UsageFields(
+    ANTHROPIC, "cache_read_input_tokens", read_usage, cache_write="cache_creation_input_tokens",
+    uncached="input_tokens", precedence=10,
 )
 
 
-def minimum(model: str | None, provider_overrides: Mapping[str, Any] | None = None) -> tuple[int, str]:
-    """(minimum cacheable tokens, model label) for an Anthropic model (the row's fallback if unknown)."""
+def minimum(
+    model: str | None, provider_overrides: Mapping[str, Any] | None = None
+) -> tuple[int, str]:
+    """(minimum cacheable tokens, model label) for a Claude model (the row's fallback if unknown)."""
     from promptlint.providers.registry import facts
 
     name = model if model and model.lower().startswith("claude") else None

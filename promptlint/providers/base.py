@@ -36,6 +36,10 @@ Simulator = Callable[..., "list[Usage]"]
 Renderer = Callable[["Builder", Mapping[str, Any]], None]
 #: A table row chooser: ``(model, table rows) -> row name``, or None for the default row.
 RowChooser = Callable[[str, Mapping[str, Any]], "str | None"]
+#: What a usage object reports: (cached tokens, total input tokens), either possibly unknown.
+Reported = tuple[int | None, int | None]
+#: Reads a usage object: ``(fields, usage) -> Reported``, or None if it is not this shape.
+UsageReader = Callable[["UsageFields", Mapping[str, Any]], "Reported | None"]
 
 _NO_SIMULATORS: Mapping[str, Simulator] = MappingProxyType({})
 _NO_RENDERERS: Mapping[str, Renderer] = MappingProxyType({})
@@ -47,23 +51,24 @@ class UsageFields:
 
     Field names are dotted paths inside the usage object (``""``: the API has no such field):
     ``input`` all input tokens, ``cached`` those read from the cache, ``cache_write`` those
-    written to it, ``uncached`` those neither read nor written. A provider module subclasses
-    this and implements :meth:`read`. ``precedence``: a usage object is matched by shape, lowest
-    first, and shapes share field names (Anthropic's ``input_tokens`` is also a Responses
-    field, DeepSeek's ``prompt_tokens`` a Chat one), so the order decides how a log's usage is
-    read.
+    written to it, ``uncached`` those neither read nor written. ``reader`` is the provider
+    module's function behind :meth:`read`. ``precedence``: a usage object is matched by shape,
+    lowest first, and shapes share field names (Anthropic's ``input_tokens`` is also a
+    Responses field, DeepSeek's ``prompt_tokens`` a Chat one), so the order decides how a log's
+    usage is read.
     """
 
     api: str
     cached: str
+    reader: UsageReader
     input: str = ""
     cache_write: str = ""
     uncached: str = ""
     precedence: int = 100
 
-    def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
+    def read(self, usage: Mapping[str, Any]) -> Reported | None:
         """(cached tokens, total input tokens) if ``usage`` has this shape, else None."""
-        raise NotImplementedError
+        return self.reader(self, usage)
 
     @staticmethod
     def value(usage: Mapping[str, Any], path: str) -> Any:
@@ -260,8 +265,10 @@ class Entry:
         self.expires_at = min(max(self.expires_at, now + self.ttl_seconds), self.max_expires_at)
 
 
-def new_entry(tokens: tuple[int, ...], now: float, ttl_seconds: float, facts: ProviderFacts) -> Entry:
-    """An entry written at ``now``: ready after the provider's visibility delay, live for the TTL."""
+def new_entry(
+    tokens: tuple[int, ...], now: float, ttl_seconds: float, facts: ProviderFacts
+) -> Entry:
+    """An entry written at ``now``: ready after the visibility delay, live for ``ttl_seconds``."""
     return Entry(tokens, now, now + facts.visibility_delay_seconds, now + ttl_seconds, ttl_seconds)
 
 

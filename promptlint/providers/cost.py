@@ -4,9 +4,9 @@
 the ``cache`` object of ``check --provider`` out. It runs the provider's cache model
 (:func:`promptlint.providers.registry.simulate`) on two calls whose volatile parts differ (the
 analysis's two renderings) and reads the second call's cached tokens: the steady state of a
-prompt sent again and again. "After the fix" is the same with the stable content first and the volatile parts at
-the tail (what ``promptlint fix`` produces). Costs are input-side USD per 1,000 calls from
-:func:`promptlint.providers.pricing.prices_for`.
+prompt sent again and again. "After the fix" is the same with the stable content first and
+the volatile parts at the tail (what ``promptlint fix`` produces). Costs are input-side USD
+per 1,000 calls from :func:`promptlint.providers.pricing.prices_for`.
 
 Breakpoints: a request body's own ``cache_control`` markers; for a template, one breakpoint at
 the end of the system prompt (after the fix: at the end of its stable part), which is where

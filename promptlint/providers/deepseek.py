@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from promptlint.providers.base import (
-    Entry,
-    Provider,
-    Request,
-    Usage,
-    UsageFields,
-    check_requests,
-    lcp,
-    store_entry,
-    ttl_for,
-)
+from promptlint.providers import base
+from promptlint.providers.base import Provider, Request, Usage, UsageFields
 from promptlint.providers.table import ProviderFacts
 
 
@@ -32,10 +22,10 @@ def simulate_deepseek(
     ``legacy_units``) uses the pre-2026 rule instead: ``floor(lcp / 64) · 64`` against any
     earlier prompt, 0 under 64. Idle expiry ``ttl_seconds.idle`` (6 h), refreshed on a hit.
     """
-    check_requests(requests)
+    base.check_requests(requests)
     use_legacy = facts.legacy_units if legacy is None else legacy
-    idle_seconds = ttl_for(facts, None)
-    units: dict[tuple[str | None, tuple[int, ...]], Entry] = {}
+    idle_seconds = base.ttl_for(facts, None)
+    units: dict[tuple[str | None, tuple[int, ...]], base.Entry] = {}
     prompts: list[tuple[str | None, tuple[int, ...]]] = []
     usages: list[Usage] = []
     for request in requests:
@@ -45,7 +35,7 @@ def simulate_deepseek(
             # Legacy mode persists only whole prompts, so every live unit is an earlier prompt.
             common = max(
                 (
-                    lcp(tokens, entry.tokens)
+                    base.lcp(tokens, entry.tokens)
                     for (unit_partition, _), entry in units.items()
                     if unit_partition == partition and entry.live(now)
                 ),
@@ -68,7 +58,7 @@ def simulate_deepseek(
         if not use_legacy:
             new_units.append(tokens + tuple(request.output_tokens))
             for old_partition, old in prompts:
-                common = lcp(tokens, old)
+                common = base.lcp(tokens, old)
                 if old_partition == partition and common > 0:
                     new_units.append(tokens[:common])
             if facts.unit_interval_tokens > 0:
@@ -80,30 +70,24 @@ def simulate_deepseek(
                     )
                 )
         for unit_tokens in new_units:
-            store_entry(units, (partition, unit_tokens), unit_tokens, now, idle_seconds, facts)
+            base.store_entry(units, (partition, unit_tokens), unit_tokens, now, idle_seconds, facts)
         prompts.append((partition, tokens))
         usages.append(Usage(read=read, write=0, uncached=len(tokens) - read, total=len(tokens)))
     return usages
 
 
-@dataclass(frozen=True)
-class DeepSeekUsage(UsageFields):
-    """A DeepSeek usage object: cache hits and misses at the top level."""
-
-    def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
-        if self.cached in usage:
-            return int(usage[self.cached]), int(usage.get(self.input) or 0) or None
+def read_usage(fields: UsageFields, usage: Mapping[str, Any]) -> base.Reported | None:
+    """A DeepSeek usage object: cache hits and misses at the top level, total ``prompt_tokens``."""
+    if fields.cached not in usage:
         return None
+    return int(usage[fields.cached]), int(usage.get(fields.input) or 0) or None
 
 
 # After OpenAI Chat's: a DeepSeek usage also has prompt_tokens, and is read as a Chat usage
 # (cached = prompt_tokens_details.cached_tokens, 0 when absent); this shape is the fallback.
-USAGE = DeepSeekUsage(
-    api="deepseek",
-    input="prompt_tokens",
-    cached="prompt_cache_hit_tokens",
-    uncached="prompt_cache_miss_tokens",
-    precedence=40,
+USAGE = UsageFields(
+    "deepseek", "prompt_cache_hit_tokens", read_usage, input="prompt_tokens",
+    uncached="prompt_cache_miss_tokens", precedence=40,
 )
 
 

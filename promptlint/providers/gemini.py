@@ -8,19 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from promptlint.providers.base import (
-    CacheModelError,
-    Provider,
-    Request,
-    Usage,
-    UsageFields,
-    check_requests,
-    lcp,
-    ttl_for,
-)
+from promptlint.providers import base
+from promptlint.providers.base import CacheModelError, Provider, Request, Usage, UsageFields
 from promptlint.providers.table import ProviderFacts
 
 
@@ -38,7 +29,7 @@ def simulate_gemini_implicit(
     ``[0, c]``; ``read_expected = c · hit_probability`` (default 0.3; field reports show rare
     hits). No write fee.
     """
-    check_requests(requests)
+    base.check_requests(requests)
     probability = facts.hit_probability if hit_probability is None else hit_probability
     window = facts.window_seconds if window_seconds is None else window_seconds
     if probability is None or window is None:
@@ -47,7 +38,8 @@ def simulate_gemini_implicit(
     usages: list[Usage] = []
     for request in requests:
         now, tokens = request.time, tuple(request.tokens)
-        common = max((lcp(tokens, old) for sent, old in history if sent + window > now), default=0)
+        recent = (old for sent, old in history if sent + window > now)
+        common = max((base.lcp(tokens, old) for old in recent), default=0)
         if common < facts.min_cacheable_tokens:
             common = 0
         expected = common * probability
@@ -89,8 +81,8 @@ def simulate_gemini_explicit(
     (if it is at least ``min_cacheable_tokens``). Creation (billed at the input price) and
     storage (per token-hour) are not per-request costs and are not included.
     """
-    check_requests(requests)
-    lifetime = ttl_for(facts, None) if ttl_seconds is None else ttl_seconds
+    base.check_requests(requests)
+    lifetime = base.ttl_for(facts, None) if ttl_seconds is None else ttl_seconds
     usages: list[Usage] = []
     for request in requests:
         total = len(request.tokens)
@@ -102,28 +94,25 @@ def simulate_gemini_explicit(
     return usages
 
 
-@dataclass(frozen=True)
-class GeminiUsage(UsageFields):
+def read_usage(fields: UsageFields, usage: Mapping[str, Any]) -> base.Reported | None:
     """A Gemini ``usage_metadata`` object (implicit and explicit caching report alike)."""
-
-    def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
-        if self.cached in usage:
-            return int(usage[self.cached]), usage.get(self.input)
+    if fields.cached not in usage:
         return None
+    return int(usage[fields.cached]), usage.get(fields.input)
 
 
-USAGE = GeminiUsage(
-    api="gemini",
-    input="prompt_token_count",
-    cached="cached_content_token_count",
-    precedence=50,
+USAGE = UsageFields(
+    "gemini", "cached_content_token_count", read_usage, input="prompt_token_count", precedence=50
 )
 
 
 PROVIDER = Provider(
     name="gemini",
     row="gemini-implicit",
-    simulators={"gemini-implicit": simulate_gemini_implicit, "gemini-explicit": simulate_gemini_explicit},
+    simulators={
+        "gemini-implicit": simulate_gemini_implicit,
+        "gemini-explicit": simulate_gemini_explicit,
+    },
     usage=(USAGE,),
     default_model="gemini-2.5-flash",
     model_prefixes=("gemini",),

@@ -12,22 +12,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from promptlint.providers.base import (
-    CacheModelError,
-    Entry,
-    Provider,
-    Request,
-    Usage,
-    UsageFields,
-    check_requests,
-    lcp,
-    live,
-    new_entry,
-    ttl_for,
-)
+from promptlint.providers import base
+from promptlint.providers.base import CacheModelError, Provider, Request, Usage, UsageFields
 from promptlint.providers.table import ProviderFacts, normalize_model
 from promptlint.requestbody.blocks import OPENAI_CHAT, OPENAI_RESPONSES, Builder, without
 from promptlint.requestbody.jsonspans import JsonPath
@@ -99,11 +87,11 @@ def simulate_openai(
     ``routing_overflow``, each further ``overflow_requests_per_minute`` requests in the trailing
     60 s of a bucket land on another machine, which starts cold.
     """
-    check_requests(requests)
+    base.check_requests(requests)
     ttl_class = retention or facts.default_ttl
-    idle_seconds = ttl_for(facts, ttl_class, optimistic)
+    idle_seconds = base.ttl_for(facts, ttl_class, optimistic)
     lifetime_cap = float(facts.max_lifetime_seconds.get(ttl_class or "", math.inf))
-    machines: dict[Any, list[Entry]] = {}
+    machines: dict[Any, list[base.Entry]] = {}
     bucket_times: dict[Any, list[float]] = {}
     usages: list[Usage] = []
     for request in requests:
@@ -118,7 +106,7 @@ def simulate_openai(
         entries = [e for e in machines.get((bucket, machine_index), []) if e.live(now)]
         best_entry, common = None, 0
         for entry in entries:
-            length = lcp(tokens, entry.tokens)
+            length = base.lcp(tokens, entry.tokens)
             if length > common:
                 best_entry, common = entry, length
         read = openai_reported_read(common, facts)
@@ -129,7 +117,7 @@ def simulate_openai(
             same.refresh(now)
         else:
             entries.append(
-                Entry(
+                base.Entry(
                     tokens,
                     now,
                     now + facts.visibility_delay_seconds,
@@ -179,22 +167,22 @@ def simulate_openai_56(requests: Sequence[Request], facts: ProviderFacts) -> lis
     ``write = max(0, max(written) − read)``. Reads and writes set ``expires_at = t + 30 min``.
     Partition: ``routing_key``.
     """
-    check_requests(requests)
-    ttl_seconds = ttl_for(facts, None)
-    store: dict[tuple[str | None, tuple[int, ...]], Entry] = {}
+    base.check_requests(requests)
+    ttl_seconds = base.ttl_for(facts, None)
+    store: dict[tuple[str | None, tuple[int, ...]], base.Entry] = {}
     usages: list[Usage] = []
     for number, request in enumerate(requests):
         if request.cache_mode not in ("implicit", "explicit"):
             raise CacheModelError(f"request {number}: cache_mode {request.cache_mode!r}")
         for breakpoint_ in request.breakpoints:
             if breakpoint_.ttl is not None:
-                ttl_for(facts, breakpoint_.ttl)  # only "30m" is accepted
+                base.ttl_for(facts, breakpoint_.ttl)  # only "30m" is accepted
         now, tokens, partition = request.time, tuple(request.tokens), request.routing_key
         minimum = facts.min_cacheable_tokens
         read = 0
         for boundary in sorted(_lookup_candidates(request, facts), reverse=True):
             entry = (
-                live(store, (partition, tokens[:boundary]), now) if boundary >= minimum else None
+                base.live(store, (partition, tokens[:boundary]), now) if boundary >= minimum else None
             )
             if entry is not None:
                 read = boundary
@@ -213,11 +201,12 @@ def simulate_openai_56(requests: Sequence[Request], facts: ProviderFacts) -> lis
             {
                 b
                 for b in chosen
-                if b >= minimum and live(store, (partition, tokens[:b]), now) is None
+                if b >= minimum and base.live(store, (partition, tokens[:b]), now) is None
             }
         )
         for boundary in written:
-            store[(partition, tokens[:boundary])] = new_entry(tokens[:boundary], now, ttl_seconds, facts)
+            prefix = tokens[:boundary]
+            store[(partition, prefix)] = base.new_entry(prefix, now, ttl_seconds, facts)
         write = max(0, max(written, default=0) - read)
         usages.append(
             Usage(read=read, write=write, uncached=len(tokens) - read - write, total=len(tokens))
@@ -288,33 +277,25 @@ def render_responses(builder: Builder, body: Mapping[str, Any]) -> None:
 # Usage objects
 
 
-@dataclass(frozen=True)
-class OpenAIUsage(UsageFields):
+def read_usage(fields: UsageFields, usage: Mapping[str, Any]) -> base.Reported | None:
     """A Chat Completions or Responses usage object: cached tokens inside the details object."""
-
-    def read(self, usage: Mapping[str, Any]) -> tuple[int | None, int | None] | None:
-        cached = self.value(usage, self.cached)
-        if cached is not None or self.input in usage:
-            reported_total = usage.get(self.input)
-            return int(cached or 0), int(reported_total) if reported_total is not None else None
-        return None
+    cached = fields.value(usage, fields.cached)
+    if cached is not None or fields.input in usage:
+        reported_total = usage.get(fields.input)
+        return int(cached or 0), int(reported_total) if reported_total is not None else None
+    return None
 
 
 # After Anthropic's (its input_tokens is also a Responses field); before DeepSeek's, whose
 # usage also has prompt_tokens and so reads as a Chat usage (its own shape is the fallback).
-CHAT_USAGE = OpenAIUsage(
-    api=OPENAI_CHAT,
-    input="prompt_tokens",
-    cached="prompt_tokens_details.cached_tokens",
-    cache_write="prompt_tokens_details.cache_write_tokens",  # GPT-5.6+; replay does not read it
-    precedence=20,
+# The cache-write fields are GPT-5.6+'s; replay does not read them.
+CHAT_USAGE = UsageFields(
+    OPENAI_CHAT, "prompt_tokens_details.cached_tokens", read_usage, input="prompt_tokens",
+    cache_write="prompt_tokens_details.cache_write_tokens", precedence=20,
 )
-RESPONSES_USAGE = OpenAIUsage(
-    api=OPENAI_RESPONSES,
-    input="input_tokens",
-    cached="input_tokens_details.cached_tokens",
-    cache_write="input_tokens_details.cache_write_tokens",  # GPT-5.6+; replay does not read it
-    precedence=30,
+RESPONSES_USAGE = UsageFields(
+    OPENAI_RESPONSES, "input_tokens_details.cached_tokens", read_usage, input="input_tokens",
+    cache_write="input_tokens_details.cache_write_tokens", precedence=30,
 )
 
 

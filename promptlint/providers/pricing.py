@@ -188,7 +188,7 @@ def prices_for(
     known = registry.find(name)
     if known is None:
         raise ValueError(
-            f"unknown provider {provider!r}; known providers: {', '.join(registry.known_providers())}"
+            f"unknown provider {provider!r}; known providers: {', '.join(registry.KNOWN_PROVIDERS)}"
         )
     user = dict(overrides or {})
     unknown = sorted(set(user) - set(PRICE_KEYS))

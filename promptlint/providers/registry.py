@@ -41,7 +41,17 @@ def _discover() -> tuple[Provider, ...]:
     rows = list(bundled_table().get("providers", {}))
     for provider in found:
         if provider.table_row not in rows:
-            raise ImportError(f"provider {provider.name!r} has no row {provider.table_row!r} in providers.toml")
+            raise ImportError(
+                f"provider {provider.name!r}: providers.toml has no row {provider.table_row!r}"
+            )
+    for what, names in (
+        ("provider name", [p.name for p in found]),
+        ("simulator", [s for p in found for s in p.simulators]),
+        ("request kind", [k for p in found for k in p.renderers]),
+    ):
+        claimed = sorted({n for n in names if names.count(n) > 1})
+        if claimed:
+            raise ImportError(f"{what} {', '.join(claimed)} declared by more than one provider module")
     return tuple(sorted(found, key=lambda p: rows.index(p.table_row)))
 
 

@@ -40,8 +40,5 @@ def simulate_sglang(
 
 
 PROVIDER = Provider(
-    name="sglang",
-    simulators={"sglang": simulate_sglang},
-    default_model="self-hosted",
-    self_hosted=True,
+    "sglang", {"sglang": simulate_sglang}, default_model="self-hosted", self_hosted=True
 )

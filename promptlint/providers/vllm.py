@@ -60,9 +60,4 @@ def simulate_vllm(
     return usages
 
 
-PROVIDER = Provider(
-    name="vllm",
-    simulators={"vllm": simulate_vllm},
-    default_model="self-hosted",
-    self_hosted=True,
-)
+PROVIDER = Provider("vllm", {"vllm": simulate_vllm}, default_model="self-hosted", self_hosted=True)

@@ -23,9 +23,9 @@ def render(body: Any, *, index: int = 0, base: JsonPath = ()) -> Rendered:
     builder = Builder(base)
     provider.renderers[kind](builder, body)
     model = body.get("model")
-    return Rendered(
-        kind, provider.name, str(model) if model else None, tuple(builder.chunks), builder.auto_marker, index, base
-    )
+    chunks = tuple(builder.chunks)
+    name = str(model) if model else None
+    return Rendered(kind, provider.name, name, chunks, builder.auto_marker, index, base)
 
 
 @dataclass
