@@ -102,15 +102,15 @@ def _check_template(template: Template, config: Config, model: str | None = None
             result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
     result.findings.sort(key=lambda f: f.sort_key)
     if config.provider:
-        from promptlint import cachecost
+        from promptlint.providers import cost
 
-        result.extra["cache"] = cachecost.compute(
+        result.extra["cache"] = cost.compute(
             analysis,
             config.provider,
             model or config.model,
             provider_overrides=config.providers or None,
             price_overrides=config.prices or None,
-            body_model=cachecost.body_model_of(template),
+            body_model=cost.body_model_of(template),
         )
     return CheckedFile(template.path, template, analysis, config, result)
 
@@ -187,7 +187,7 @@ def _check_file(
 def _not_a_body(path: str, syntax: str | None, exc: LoadError) -> bool:
     """A ``.json`` file that is not a request body at all (another JSON file, or JSON with
     comments such as tsconfig.json), as opposed to a request body with a problem."""
-    from promptlint.requests_model import NOT_A_REQUEST
+    from promptlint.requestbody import NOT_A_REQUEST
 
     if syntax not in (None, "json") or not path.lower().endswith(".json"):
         return False

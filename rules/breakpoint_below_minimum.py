@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint import requests_model
+from promptlint import requestbody
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
+from promptlint.providers import anthropic
 
 CODE = "PC205"
 NAME = "breakpoint-below-minimum"
@@ -41,11 +42,11 @@ FIX = None
 def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.template.syntax != "json":
         return
-    request_file = requests_model.load_cached(ctx.template.source)
-    for view in requests_model.views(request_file, ctx.analysis.encoding):
-        if view.request.kind != requests_model.ANTHROPIC:
+    request_file = requestbody.load_cached(ctx.template.source)
+    for view in requestbody.views(request_file, ctx.analysis.encoding):
+        if view.request.kind != requestbody.ANTHROPIC:
             continue
-        minimum, model = requests_model.anthropic_minimum(
+        minimum, model = anthropic.minimum(
             view.request.model or ctx.config.target_model, ctx.config.providers or None
         )
         for index, marker in view.request.markers():

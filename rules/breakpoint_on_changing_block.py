@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint import requests_model
+from promptlint import requestbody
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -43,8 +43,8 @@ FIX = None
 def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.template.syntax != "json":
         return
-    request_file = requests_model.load_cached(ctx.template.source)
-    views = requests_model.views(request_file, ctx.analysis.encoding)
+    request_file = requestbody.load_cached(ctx.template.source)
+    views = requestbody.views(request_file, ctx.analysis.encoding)
     texts = [v.request.text for v in views]
     for number, view in enumerate(views):
         chunks = view.request.chunks
@@ -67,7 +67,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 Span(*request_file.span(marker.path)),
                 severity="error",
                 message=(
-                    f"this breakpoint ({requests_model.format_path(marker.path)}) writes ≈{view.ends[index]:,} tokens "
+                    f"this breakpoint ({requestbody.format_path(marker.path)}) writes ≈{view.ends[index]:,} tokens "
                     f"on every call and never reads them: {why}; put it on the last block that is identical "
                     "across requests"
                 ),

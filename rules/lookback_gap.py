@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from promptlint import providers, requests_model
+from promptlint import providers, requestbody
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -44,8 +44,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.template.syntax != "json":
         return
     window = providers.facts("anthropic", None, ctx.config.providers or None).lookback_blocks or 20
-    request_file = requests_model.load_cached(ctx.template.source)
-    requests = [r for r in request_file.requests if r.kind == requests_model.ANTHROPIC]
+    request_file = requestbody.load_cached(ctx.template.source)
+    requests = [r for r in request_file.requests if r.kind == requestbody.ANTHROPIC]
     for request in requests:
         markers = sorted(request.markers(), key=lambda pair: pair[0])
         has_history = any(c.role == "assistant" for c in request.chunks)

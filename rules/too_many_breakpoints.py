@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint import providers, requests_model
+from promptlint import providers, requestbody
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -40,7 +40,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.template.syntax != "json":
         return
     limit = providers.facts("anthropic", None, ctx.config.providers or None).max_breakpoints or 4
-    request_file = requests_model.load_cached(ctx.template.source)
+    request_file = requestbody.load_cached(ctx.template.source)
     for request in request_file.requests:
         markers = sorted(request.markers(), key=lambda pair: pair[0])
         if len(markers) <= limit:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from promptlint import requests_model
+from promptlint import requestbody
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -41,14 +41,14 @@ NAME = "volatile-outside-latest-turn"
 SUMMARY = "Per-request value outside the latest turn of a request"
 FIX = None
 
-_PREFIX_SECTIONS = requests_model.PREFIX_SECTIONS
+_PREFIX_SECTIONS = requestbody.PREFIX_SECTIONS
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     if ctx.template.syntax != "json":
         return
-    request_file = requests_model.load_cached(ctx.template.source)
-    views = requests_model.views(request_file, ctx.analysis.encoding)
+    request_file = requestbody.load_cached(ctx.template.source)
+    views = requestbody.views(request_file, ctx.analysis.encoding)
     for view in views:
         markers = view.request.markers()
         total = view.ends[-1] if view.ends else 0
@@ -94,12 +94,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 Span(*request_file.span(chunk.path)),
                 severity="error",
                 message=(
-                    f"{requests_model.format_path(chunk.path[1:])} differs from request {previous.request.index}: "
+                    f"{requestbody.format_path(chunk.path[1:])} differs from request {previous.request.index}: "
                     f"history was re-rendered, so ≈{current.ends[-1] - current.start_of(index):,} tokens from here on "
                     "miss the cache; resend earlier messages exactly as they were sent"
                 ),
                 kind="memory",
                 frequency="per-request",
                 tokens_lost=current.ends[-1] - current.start_of(index),
-                json_path=requests_model.format_path(chunk.path[1:]),
+                json_path=requestbody.format_path(chunk.path[1:]),
             )

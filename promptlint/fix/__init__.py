@@ -35,7 +35,7 @@ Where the pieces of a file may be cut and which of them move is planned in the c
 so that a rule can ask :func:`promptlint.core.fixability.is_fixable` without importing
 this package. It may import the core, the loaders, config, ``promptlint.api`` (lazily,
 for file reading and per-file config), the project, the assembly rule, jinja2 (lazily)
-and ``promptlint.cachecost`` (lazily, for the cost with a provider); nothing in the check
+and ``promptlint.providers.cost`` (lazily, for the cost with a provider); nothing in the check
 pipeline may import it.
 """
 

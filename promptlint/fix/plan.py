@@ -77,7 +77,7 @@ def plan_fix(template: Template, config: Config | None = None, unsafe: bool = Fa
 
 def _price(plan: FixPlan, config: Config, before: Analysis, after: Analysis) -> None:
     """The provider's cost per 1,000 calls of the file before and after the rewrite."""
-    from promptlint import cachecost
+    from promptlint.providers import cost as cachecost
 
     assert config.provider is not None
     body_model = cachecost.body_model_of(plan.template)

@@ -42,15 +42,20 @@ from typing import Any, Self
 # The simulator modules are moving into ``promptlint/providers/``; whoever moves them updates
 # the imports and the few calls in this section, and nothing below it. Everything below works
 # with the plain values defined here (:class:`SimUsage`, :class:`Prepared`).
-from promptlint import cachesim, replay, requests_model
 from promptlint import providers as provider_table
+from promptlint import requestbody
 from promptlint.core import tokens as token_counter
+from promptlint.providers import registry
+from promptlint.providers.base import CacheModelError
+from promptlint.replay import analysis as replay_analysis
+from promptlint.replay.divergence import Prepared as ReplayPrepared
+from promptlint.replay.log import LogEntry
 
-#: Request kinds of this server -> the renderer kinds of ``promptlint.requests_model``.
+#: Request kinds of this server -> the renderer kinds of ``promptlint.requestbody``.
 _KINDS = {
-    "openai-chat": requests_model.OPENAI_CHAT,
-    "openai-responses": requests_model.OPENAI_RESPONSES,
-    "anthropic": requests_model.ANTHROPIC,
+    "openai-chat": requestbody.OPENAI_CHAT,
+    "openai-responses": requestbody.OPENAI_RESPONSES,
+    "anthropic": requestbody.ANTHROPIC,
 }
 
 
@@ -89,25 +94,22 @@ def decode(ids: Sequence[int]) -> str:
 def _render(kind: str, body: Mapping[str, Any]) -> Any:
     """The body in render order, rendered as ``kind`` whatever its keys suggest.
 
-    ``requests_model.render`` guesses the API from the body; the server knows it from the path
+    ``requestbody.render`` guesses the API from the body; the server knows it from the path
     (an Anthropic body with no ``system``, no markers and a non-Claude model looks like Chat).
     """
     wanted = _KINDS[kind]
     try:
-        rendered = requests_model.render(body)
-    except requests_model.RequestError:
+        rendered = requestbody.render(body)
+    except requestbody.RequestError:
         rendered = None
     if rendered is not None and rendered.kind == wanted:
         return rendered
-    renderers = {
-        requests_model.OPENAI_CHAT: requests_model._render_openai_chat,
-        requests_model.OPENAI_RESPONSES: requests_model._render_openai_responses,
-        requests_model.ANTHROPIC: requests_model._render_anthropic,
-    }
-    chunks = renderers[wanted](body, ())
-    auto = requests_model._marker(body, ()) if wanted == requests_model.ANTHROPIC else None
+    provider = registry.renderer_of(wanted)
+    builder = requestbody.Builder(())
+    provider.renderers[wanted](builder, body)
     model = body.get("model")
-    return requests_model.Rendered(wanted, str(model) if model else None, tuple(chunks), auto)
+    return requestbody.Rendered(wanted, provider.name, str(model) if model else None, tuple(builder.chunks),
+                                builder.auto_marker)
 
 
 def prepare(
@@ -122,11 +124,11 @@ def prepare(
     """Render, tokenise and turn ``body`` into a simulator request (the replay path)."""
     try:
         rendered = _render(kind, body)
-        ids, ends = requests_model.ChunkTokenizer("o200k_base").request(rendered)
-    except (requests_model.RequestError, TypeError, AttributeError) as exc:
+        ids, ends = requestbody.ChunkTokenizer("o200k_base").request(rendered)
+    except (requestbody.RequestError, TypeError, AttributeError) as exc:
         raise SimulatorRejected(f"cannot render the request: {exc}") from None
     model = str(body.get("model") or "")
-    entry = replay.LogEntry(
+    entry = LogEntry(
         line=0,
         body=body,
         rendered=rendered,
@@ -135,9 +137,7 @@ def prepare(
         usage=None,
         provider=cache_provider,
     )
-    sim_request = replay._sim_request(
-        replay._Prepared(entry, model, ids, ends, time), cache_provider
-    )
+    sim_request = replay_analysis._sim_request(ReplayPrepared(entry, model, ids, ends, time), cache_provider)
     sim_request = dataclasses.replace(sim_request, output_tokens=tuple(output_ids))
     return Prepared(input_tokens=len(ids), sim_request=sim_request)
 
@@ -159,14 +159,14 @@ def simulate(
     """
     try:
         facts = provider_table.facts(cache_provider, model or None, overrides)
-        usages = cachesim.simulate(
+        usages = provider_table.simulate(
             cache_provider,
             model or None,
             [p.sim_request for p in history if p.input_tokens],
             facts=facts,
             **dict((options or {}).get(facts.provider, {})),
         )
-    except (cachesim.CacheModelError, ValueError, TypeError) as exc:
+    except (CacheModelError, ValueError, TypeError) as exc:
         raise SimulatorRejected(str(exc)) from None
     # Empty prompts are not simulated (nothing to cache); they bill nothing.
     it = iter(usages)

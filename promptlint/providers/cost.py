@@ -2,11 +2,11 @@
 
 :func:`compute` is pure: an :class:`~promptlint.core.analysis.Analysis`, a provider and a model in,
 the ``cache`` object of ``check --provider`` out. It runs the provider's cache model
-(:mod:`promptlint.cachesim`) on two calls whose volatile parts differ (the analysis's two
-renderings) and reads the second call's cached tokens: the steady state of a prompt sent again
-and again. "After the fix" is the same with the stable content first and the volatile parts at
-the tail (what ``promptlint fix`` produces). Costs are input-side USD per 1,000 calls from
-:func:`promptlint.pricing.prices_for`.
+(:func:`promptlint.providers.registry.simulate`) on two calls whose volatile parts differ (the
+analysis's two renderings) and reads the second call's cached tokens: the steady state of a
+prompt sent again and again. "After the fix" is the same with the stable content first and
+the volatile parts at the tail (what ``promptlint fix`` produces). Costs are input-side USD
+per 1,000 calls from :func:`promptlint.providers.pricing.prices_for`.
 
 Breakpoints: a request body's own ``cache_control`` markers; for a template, one breakpoint at
 the end of the system prompt (after the fix: at the end of its stable part), which is where
@@ -18,36 +18,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from promptlint import cachesim
 from promptlint.core import tokens
 from promptlint.core.analysis import Analysis, render
 from promptlint.core.ir import Segment, Tag, Template
+from promptlint.providers import registry
+from promptlint.providers.base import Breakpoint, Request, Usage, cost, lcp
 
 CALLS = 1000
 CALL_GAP_SECONDS = 30.0
-#: A model for each provider when none fits (the config default is an OpenAI model).
-DEFAULT_MODELS: Mapping[str, str] = {
-    "openai": "gpt-5.5",
-    "anthropic": "claude-sonnet-4-5",
-    "gemini": "gemini-2.5-flash",
-    "deepseek": "deepseek-chat",
-    "vllm": "self-hosted",
-    "sglang": "self-hosted",
-    "xai": "grok-4",
-    "fireworks": "accounts/fireworks/models/deepseek-v3",
-}
-_MODEL_PREFIXES: Mapping[str, tuple[str, ...]] = {
-    "openai": ("gpt", "o1", "o3", "o4", "chatgpt", "ft:gpt"),
-    "anthropic": ("claude",),
-    "gemini": ("gemini",),
-    "deepseek": ("deepseek",),
-    "xai": ("grok",),
-}
 
 
 def resolve_model(provider: str, model: str | None, body_model: str | None = None) -> tuple[str, list[str]]:
-    """The model to price and simulate, and a note when it is not the one asked for."""
-    prefixes = _MODEL_PREFIXES.get(provider)
+    """The model to price and simulate, and a note when it is not the one asked for.
+
+    A model fits when it starts with one of the provider's ``model_prefixes``; else the
+    provider's ``default_model`` (the config default is an OpenAI model).
+    """
+    known = registry.find(provider)
+    prefixes = known.model_prefixes if known is not None else None
 
     def fits(name: str | None) -> bool:
         short = (name or "").lower().rsplit("/", 1)[-1]
@@ -57,7 +45,7 @@ def resolve_model(provider: str, model: str | None, body_model: str | None = Non
         if fits(candidate):
             assert candidate is not None
             return candidate, []
-    default = DEFAULT_MODELS.get(provider, model or "unknown")
+    default = known.default_model if known is not None else (model or "unknown")
     note = f"model {model!r} is not for {provider}; using {default} (set --model)" if model else ""
     return default, [note] if note else []
 
@@ -78,7 +66,7 @@ def _pieces(text: str, cuts: list[int]) -> list[str]:
     return out
 
 
-def _request(pieces: list[str], encoding: str, time: float, marked: int) -> cachesim.Request:
+def _request(pieces: list[str], encoding: str, time: float, marked: int) -> Request:
     """A request of ``pieces`` (blocks) with a breakpoint at the end of the first ``marked``."""
     ids: list[int] = []
     ends: list[int] = []
@@ -87,10 +75,10 @@ def _request(pieces: list[str], encoding: str, time: float, marked: int) -> cach
         if ids and (not ends or len(ids) > ends[-1]):
             ends.append(len(ids))
     marks = ends[: max(1, marked)] if ends else []
-    return cachesim.Request(
+    return Request(
         tokens=ids,
         segments=ends,
-        breakpoints=[cachesim.Breakpoint(position=p) for p in marks],
+        breakpoints=[Breakpoint(position=p) for p in marks],
         time=time,
         developer_block_end=marks[-1] if marks else None,
     )
@@ -147,18 +135,18 @@ def _layouts(analysis: Analysis) -> tuple[list[list[str]], list[list[str]], int,
 
 
 def _steady(provider: str, model: str, calls: list[list[str]], marked: int, encoding: str,
-            facts: Any) -> cachesim.Usage | None:
+            facts: Any) -> Usage | None:
     # Two calls a little apart: well inside every TTL, after DeepSeek's units are persisted.
     requests = [_request(pieces, encoding, i * CALL_GAP_SECONDS, marked) for i, pieces in enumerate(calls)]
     if not requests[-1].tokens:
         return None
-    usage = cachesim.simulate(provider, model, requests, facts=facts)[-1]
+    usage = registry.simulate(provider, model, requests, facts=facts)[-1]
     if facts.simulator == "deepseek" and not facts.legacy_units:
         # DeepSeek persists the common prefix of two calls as a unit after the second: from
         # the third call on, that unit is read (the steady state).
-        common = cachesim.lcp(requests[0].tokens, requests[1].tokens)
+        common = lcp(requests[0].tokens, requests[1].tokens)
         if common > usage.read:
-            usage = cachesim.Usage(read=common, write=0, uncached=usage.total - common, total=usage.total,
+            usage = Usage(read=common, write=0, uncached=usage.total - common, total=usage.total,
                                    note="DeepSeek: the common-prefix unit is read from the third call on")
     return usage
 
@@ -167,7 +155,7 @@ def _price_overrides(prices: Mapping[str, Any] | None, provider: str, model: str
     """Config ``prices``: flat (``input = 3.0``) or keyed by ``provider/model``, model or provider."""
     if not prices:
         return None
-    from promptlint.pricing import PRICE_KEYS
+    from promptlint.providers.pricing import PRICE_KEYS
 
     if all(key in PRICE_KEYS for key in prices):
         return {k: float(v) for k, v in prices.items()}
@@ -188,21 +176,21 @@ def compute(
     body_model: str | None = None,
 ) -> dict[str, Any]:
     """The ``cache`` object for one analysed file. ValueError for an unknown provider."""
-    from promptlint import providers
-    from promptlint.pricing import prices_for
+    from promptlint.providers.pricing import prices_for
 
     provider = provider.strip().lower()
-    if provider not in providers.known_providers():
-        raise ValueError(f"unknown provider {provider!r}; known: {', '.join(providers.known_providers())}")
+    known = registry.find(provider)
+    if known is None:
+        raise ValueError(f"unknown provider {provider!r}; known: {', '.join(registry.known_providers())}")
     model, notes = resolve_model(provider, model, body_model)
-    facts = providers.facts(provider, model, provider_overrides)
+    facts = registry.facts(provider, model, provider_overrides)
     notes.extend(facts.notes)
     now_calls, fixed_calls, now_marked, fixed_marked, from_body = _layouts(analysis)
     encoding = analysis.encoding
     now = _steady(provider, model, now_calls, now_marked, encoding, facts)
     fixed = _steady(provider, model, fixed_calls, fixed_marked, encoding, facts)
     total = now.total if now else 0
-    exact = provider not in ("anthropic", "gemini", "deepseek") and tokens.is_exact_for(model)
+    exact = known.tiktoken_exact and tokens.is_exact_for(model)
     if provider == "anthropic":
         notes.append(
             "breakpoints as in the request body"
@@ -231,8 +219,8 @@ def compute(
         notes.append(f"no price: {exc}")
     else:
         per_token = prices.per_token()
-        cost_now = round(cachesim.cost(now, per_token) * CALLS, 4) if now else 0.0
-        cost_fixed = round(cachesim.cost(fixed, per_token) * CALLS, 4) if fixed else 0.0
+        cost_now = round(cost(now, per_token) * CALLS, 4) if now else 0.0
+        cost_fixed = round(cost(fixed, per_token) * CALLS, 4) if fixed else 0.0
         as_of = prices.as_of
         notes.extend(prices.notes)
     cached_now = now.read if now else 0
@@ -267,9 +255,9 @@ def body_model_of(template: Template) -> str | None:
     """The ``model`` field of a request-JSON file (its last body), if any."""
     if template.syntax != "json":
         return None
-    from promptlint import requests_model
+    from promptlint import requestbody
 
     try:
-        return requests_model.load_cached(template.source).requests[-1].model
-    except requests_model.RequestError:
+        return requestbody.load_cached(template.source).requests[-1].model
+    except requestbody.RequestError:
         return None

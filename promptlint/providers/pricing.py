@@ -3,6 +3,8 @@
 Offline only: the library's bundled data snapshot is read, never its auto-update. User config
 overrides win (USD per million tokens). Prices the library lacks are derived from the cache
 multipliers in ``data/providers.toml`` and each derivation is stated in ``Prices.notes``.
+Each provider module names its genai-prices provider id, or says it is self-hosted (no price
+unless configured).
 """
 
 from __future__ import annotations
@@ -13,22 +15,11 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from promptlint.cachesim import TokenPrices
-from promptlint.providers import KNOWN_PROVIDERS, ProviderFacts, facts, price_data_releases
+from promptlint.providers import registry
+from promptlint.providers.base import Provider, TokenPrices
+from promptlint.providers.table import ProviderFacts, price_data_releases
 
 TOKENS_PER_MILLION = 1_000_000
-
-#: promptlint provider name -> genai-prices provider id.
-GENAI_PRICES_PROVIDER_IDS: Mapping[str, str] = {
-    "openai": "openai",
-    "anthropic": "anthropic",
-    "gemini": "google",
-    "deepseek": "deepseek",
-    "xai": "x-ai",
-    "fireworks": "fireworks",
-}
-#: Self-hosted engines: no per-token price unless the user sets one.
-SELF_HOSTED_PROVIDERS: frozenset[str] = frozenset({"vllm", "sglang"})
 PRICE_KEYS: tuple[str, ...] = ("input", "cache_read", "cache_write", "cache_write_1h", "output")
 # genai-prices ModelPrice attribute for each of our price keys.
 _LIBRARY_PRICE_KEYS = {
@@ -67,7 +58,7 @@ class Prices:
     notes: tuple[str, ...] = ()
 
     def per_token(self) -> TokenPrices:
-        """These prices in USD per token, for :func:`promptlint.cachesim.cost`."""
+        """These prices in USD per token, for :func:`promptlint.providers.base.cost`."""
         return TokenPrices(
             input=self.input / TOKENS_PER_MILLION,
             cache_read=self.cache_read / TOKENS_PER_MILLION,
@@ -87,19 +78,21 @@ def _price_number(value: Any) -> float | None:
 
 
 def _library_prices(
-    provider: str, model: str, at: datetime | None
+    provider: Provider, model: str, at: datetime | None
 ) -> tuple[dict[str, float | None], str, str | None, str, list[str]]:
     """Prices from genai-prices' bundled snapshot, its model id, and the data date."""
     import genai_prices
     from genai_prices import data_snapshot
 
     snapshot = data_snapshot.get_snapshot()
-    provider_id = GENAI_PRICES_PROVIDER_IDS[provider]
+    provider_id = provider.genai_prices_id
+    if provider_id is None:
+        raise PriceError(f"provider {provider.name!r} has no genai-prices id; set prices in config")
     try:
         _, model_info = snapshot.find_provider_model(model, None, provider_id, None)
     except LookupError as error:
         raise PriceError(
-            f"no price for model {model!r} of provider {provider!r} in genai-prices "
+            f"no price for model {model!r} of provider {provider.name!r} in genai-prices "
             f"{genai_prices.__version__} (provider id {provider_id!r}); set prices in config"
         ) from error
     model_price = model_info.get_prices(at or datetime.now(tz=UTC))
@@ -192,24 +185,25 @@ def prices_for(
     ``input`` override, and ValueError for an unknown provider or override key.
     """
     name = provider.strip().lower()
-    if name not in KNOWN_PROVIDERS:
+    known = registry.find(name)
+    if known is None:
         raise ValueError(
-            f"unknown provider {provider!r}; known providers: {', '.join(KNOWN_PROVIDERS)}"
+            f"unknown provider {provider!r}; known providers: {', '.join(registry.KNOWN_PROVIDERS)}"
         )
     user = dict(overrides or {})
     unknown = sorted(set(user) - set(PRICE_KEYS))
     if unknown:
         raise ValueError(f"unknown price override keys {unknown}; known: {list(PRICE_KEYS)}")
-    cache_facts = facts(name, model)
+    cache_facts = registry.facts(name, model)
     notes: list[str] = []
     values: dict[str, float | None] = dict.fromkeys(PRICE_KEYS)
-    if name in SELF_HOSTED_PROVIDERS:
+    if known.self_hosted:
         values = {key: 0.0 for key in PRICE_KEYS}
         source, as_of, as_of_source = "self-hosted", None, "self-hosted: no price data"
         notes.append(f"{name} is self-hosted: prices are 0 unless set in config")
     else:
         try:
-            values, source, as_of, as_of_source, notes = _library_prices(name, model, at)
+            values, source, as_of, as_of_source, notes = _library_prices(known, model, at)
         except PriceError:
             if "input" not in user:
                 raise

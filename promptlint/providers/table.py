@@ -1,8 +1,10 @@
-"""Provider prompt-cache facts: the dated, sourced table in ``data/providers.toml``.
+"""The dated, sourced table in ``data/providers.toml``: loading, overrides, one row's facts.
 
-The table is read once, lazily, and resolved per provider and model into a frozen
+The table is read once, lazily, and resolved per row and model into a frozen
 :class:`ProviderFacts`. User configuration overrides it with a dict shaped like the TOML file
 (``{"providers": {"anthropic": {"min_cacheable_tokens": 2048}}}``); see :func:`apply_overrides`.
+Which row a provider name and model stand for is the provider modules' knowledge
+(:func:`promptlint.providers.registry.facts`).
 """
 
 from __future__ import annotations
@@ -18,23 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-TABLE_PATH = Path(__file__).parent / "data" / "providers.toml"
+TABLE_PATH = Path(__file__).parent.parent / "data" / "providers.toml"
 
-#: Provider names users write; each resolves to one row of the table (see :func:`facts`).
-KNOWN_PROVIDERS: tuple[str, ...] = (
-    "openai",
-    "anthropic",
-    "gemini",
-    "deepseek",
-    "vllm",
-    "sglang",
-    "xai",
-    "fireworks",
-)
-
-# A provider name that stands for a row with another name.
-_DEFAULT_ROW = {"gemini": "gemini-implicit"}
-_NEWER_OPENAI_ROW = "openai-5.6"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -43,7 +30,7 @@ class ProviderFacts:
     """Cache facts for one provider row, resolved for one model.
 
     ``provider`` is the table row (``"openai-5.6"``, ``"gemini-implicit"``), ``simulator`` the
-    :mod:`promptlint.cachesim` model that runs it. ``source``/``as_of`` are those of the most
+    cache model that runs it (a provider module's). ``source``/``as_of`` are those of the most
     specific fact applied (a model rule's, when one matched). Multipliers are relative to the
     input price; ``None`` means model-dependent (take it from the price data). ``notes`` says
     where a value is a fallback rather than a documented fact for this model.
@@ -113,20 +100,16 @@ _MAPPING_FIELDS = frozenset(
 )
 
 
-def known_providers() -> tuple[str, ...]:
-    """The provider names :func:`facts` accepts (rows such as ``"openai-5.6"`` also work)."""
-    return KNOWN_PROVIDERS
-
-
 @functools.cache
-def _bundled_table() -> Mapping[str, Any]:
+def bundled_table() -> Mapping[str, Any]:
+    """The table as shipped (read once; do not mutate)."""
     with TABLE_PATH.open("rb") as table_file:
         return tomllib.load(table_file)
 
 
 def load_table(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The provider table as a dict (a fresh copy), with ``overrides`` applied."""
-    return apply_overrides(_bundled_table(), overrides or {})
+    return apply_overrides(bundled_table(), overrides or {})
 
 
 def apply_overrides(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -193,40 +176,6 @@ def normalize_model(model: str) -> str:
     return name
 
 
-def _gpt_version(model: str) -> tuple[int, int] | None:
-    match = re.match(r"^gpt-(\d+)(?:\.(\d+))?", normalize_model(model))
-    if match is None:
-        return None
-    return int(match.group(1)), int(match.group(2) or 0)
-
-
-def _version_tuple(text: str) -> tuple[int, int]:
-    major, _, minor = text.partition(".")
-    return int(major), int(minor or 0)
-
-
-def resolve_row_name(provider: str, model: str | None, table: Mapping[str, Any]) -> str:
-    """The table row that models ``provider`` (and ``model``).
-
-    ``openai`` with a GPT model at or after the newer row's ``from_gpt_version`` (5.6) maps to
-    ``openai-5.6``; ``gemini`` maps to ``gemini-implicit``. Raises ValueError otherwise.
-    """
-    rows = table.get("providers", {})
-    name = provider.strip().lower()
-    name = _DEFAULT_ROW.get(name, name)
-    if name not in rows:
-        raise ValueError(
-            f"unknown provider {provider!r}; known providers: {', '.join(KNOWN_PROVIDERS)}"
-            f" (table rows: {', '.join(rows)})"
-        )
-    newer = rows.get(_NEWER_OPENAI_ROW, {})
-    if name == "openai" and model is not None and "from_gpt_version" in newer:
-        version = _gpt_version(model)
-        if version is not None and version >= _version_tuple(newer["from_gpt_version"]):
-            return _NEWER_OPENAI_ROW
-    return name
-
-
 def _matching_rule(rules: list[Mapping[str, Any]], model: str) -> Mapping[str, Any] | None:
     name = normalize_model(model)
     for rule in rules:
@@ -241,20 +190,14 @@ def _matching_rule(rules: list[Mapping[str, Any]], model: str) -> Mapping[str, A
     return best
 
 
-def facts(
-    provider: str, model: str | None = None, rows: Mapping[str, Any] | None = None
-) -> ProviderFacts:
-    """Cache facts for ``provider`` and (optionally) ``model``, with user overrides.
+def row_facts(row_name: str, model: str | None, table: Mapping[str, Any]) -> ProviderFacts:
+    """Cache facts of the table row ``row_name``, resolved for ``model`` (optional).
 
-    ``rows`` overrides table rows, keyed by row name: the config's ``providers`` table as
-    written (``[tool.promptlint.providers.anthropic] min_cacheable_tokens = 2048``).
-    ``provider`` is one of :func:`known_providers` or a table row name. The model's rule (exact
-    id after :func:`normalize_model`, else longest prefix) replaces the row's values; a model
-    the table does not know keeps the row's fallbacks and gets a note saying so. Raises
-    ValueError for an unknown provider or an unknown key in the table/overrides.
+    The model's rule (exact id after :func:`normalize_model`, else longest prefix) replaces
+    the row's values; a model the table does not know keeps the row's fallbacks and gets a
+    note saying so. Raises ValueError for an unknown key in the row. Which row models a
+    provider and model is :func:`promptlint.providers.registry.resolve_row_name`'s answer.
     """
-    table = load_table({"providers": dict(rows)}) if rows else _bundled_table()
-    row_name = resolve_row_name(provider, model, table)
     row = dict(table["providers"][row_name])
     rules = row.pop("models", [])
     notes: list[str] = []
@@ -279,5 +222,5 @@ def facts(
 
 def price_data_releases() -> Mapping[str, str]:
     """Release dates (YYYY-MM-DD) of genai-prices versions, keyed by version, plus ``source``."""
-    releases = _bundled_table().get("price_data", {}).get("genai_prices_releases", {})
+    releases = bundled_table().get("price_data", {}).get("genai_prices_releases", {})
     return MappingProxyType(dict(releases))
