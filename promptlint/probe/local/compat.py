@@ -87,25 +87,23 @@ def cache_layers(kv_cache: Any) -> list[LayerKV]:
     return list(zip(kv_cache.key_cache, kv_cache.value_cache, strict=True))
 
 
-def slice_layers(layers: Sequence[LayerKV], start: int, stop: int) -> list[LayerKV]:
-    """Own copies of tokens ``start:stop`` of every layer (a view would keep the whole
-    request's tensors alive and make the store's byte count a lie)."""
-    return [
-        (keys[:, :, start:stop].clone(), values[:, :, start:stop].clone())
-        for keys, values in layers
-    ]
-
-
-def concat_layers(chunks: Sequence[Sequence[LayerKV]]) -> list[LayerKV]:
-    """One new tensor per layer and side from consecutive chunks (a copy, never a view)."""
+def stack_block(layers: Sequence[LayerKV], start: int, stop: int) -> Tensor:
+    """An own copy of tokens ``start:stop`` of every layer, as one tensor
+    ``[layers, 2, kv_heads, tokens, head_dim]`` (a view would keep the whole request's
+    tensors alive and make the store's byte count a lie)."""
     torch, _ = require()
-    return [
-        (
-            torch.cat([chunk[layer][0] for chunk in chunks], dim=2),
-            torch.cat([chunk[layer][1] for chunk in chunks], dim=2),
-        )
-        for layer in range(len(chunks[0]))
-    ]
+    block: Tensor = torch.stack([torch.stack((keys[0, :, start:stop], values[0, :, start:stop]))
+                                 for keys, values in layers])
+    return block
+
+
+def unstack_blocks(blocks: Sequence[Tensor]) -> list[LayerKV]:
+    """Per-layer keys and values of consecutive blocks from :func:`stack_block`, copied out
+    with one ``torch.cat`` (one call however many layers: a prefix is often 1,000+ blocks)."""
+    torch, _ = require()
+    joined = torch.cat(list(blocks), dim=3)
+    return [(joined[layer, 0].unsqueeze(0), joined[layer, 1].unsqueeze(0))
+            for layer in range(joined.shape[0])]
 
 
 def layers_nbytes(layers: Sequence[LayerKV]) -> int:

@@ -7,8 +7,8 @@ holding the keys and values of its tokens for every layer.
   prefixes share a block only when every token before and in it is the same.
 - A request reuses the longest held prefix, block-floored, and never its own last token:
   the model must run at least that token to produce logits.
-- Reuse hands out a new copy of the held tensors (one ``torch.cat`` per layer), so nothing a
-  request does to its cache reaches the store.
+- Reuse hands out a new copy of the held tensors (one ``torch.cat`` over the blocks), so
+  nothing a request does to its cache reaches the store.
 - Under a byte budget, the least recently used blocks go first, leaves before their parents:
   every use touches a chain from its leaf up to the root, so a parent is always more recent
   than its children and the oldest block is always a leaf.
@@ -20,10 +20,14 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from promptlint.probe.local import compat
 from promptlint.probe.local.compat import LayerKV
 from promptlint.probe.local.errors import LocalBackendError
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 DEFAULT_BLOCK_SIZE = 16
 
@@ -49,11 +53,12 @@ def parse_size(size: int | str) -> int:
 
 @dataclass(eq=False)
 class Block:
-    """``block_size`` tokens after the prefix its parent ends, and their KV in every layer."""
+    """``block_size`` tokens after the prefix its parent ends, and their KV in every layer:
+    ``kv`` is ``[layers, 2 (keys, values), kv_heads, block_size, head_dim]``."""
 
     tokens: tuple[int, ...]
     parent: Block | None
-    kv: list[LayerKV]
+    kv: Tensor
     nbytes: int
     children: dict[tuple[int, ...], Block] = field(default_factory=dict)
 
@@ -120,7 +125,7 @@ class PrefixStore:
         per layer (empty list when nothing matched)."""
         if not match.blocks:
             return []
-        return compat.concat_layers([block.kv for block in match.blocks])
+        return compat.unstack_blocks([block.kv for block in match.blocks])
 
     def insert(self, tokens: Sequence[int], layers: Sequence[LayerKV]) -> None:
         """Hold every full block of ``tokens`` not held yet, copying it out of ``layers`` (the
@@ -139,8 +144,8 @@ class PrefixStore:
             key = tuple(tokens[start:start + size])
             block = children.get(key)
             if block is None:
-                kv = compat.slice_layers(layers, start, start + size)
-                block = Block(key, parent, kv, compat.layers_nbytes(kv))
+                kv = compat.stack_block(layers, start, start + size)
+                block = Block(key, parent, kv, kv.nbytes)
                 children[key] = block
                 self._lru[id(block)] = block
                 self.nbytes += block.nbytes
