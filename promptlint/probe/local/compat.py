@@ -1,18 +1,19 @@
 """The one boundary to torch and transformers: the lazy import, the missing-extra error, and
 the few API differences between transformers 4.5x and 5.x that the backend touches.
 
-The differences, each handled here and nowhere else:
+The differences, each handled here and nowhere else (the tests pass on 5.24.0, the pinned
+line, and on 4.57.6):
 
-- the cache argument of ``forward``: ``past_key_values`` (4.x, early 5.x) or ``cache``
-  (later 5.x, where ``past_key_values`` is a deprecated alias);
-- ``cache_position``: taken by 4.x and early 5.x, gone later (positions then come from
-  ``position_ids``, which every version takes, and which this module always passes);
+- the cache argument of ``forward``: ``past_key_values`` (4.x) or ``cache`` (5.24, where
+  ``past_key_values`` is a deprecated alias); read from the signature;
+- ``cache_position``: taken by 4.x, gone in 5.24 (positions come from ``position_ids``,
+  which every version takes and this module always passes); passed where it is taken;
 - the keep-only-the-last-logits argument: ``num_logits_to_keep`` (4.45–4.49) or
-  ``logits_to_keep`` (4.50 on). Always 1: a full-vocabulary logit tensor for 2,000 tokens
+  ``logits_to_keep`` (later). Always 1: a full-vocabulary logit tensor for 2,000 tokens
   of the o200k vocabulary is 1.6 GB in float32;
 - ``from_pretrained``'s dtype argument: ``dtype`` (5.x) or ``torch_dtype`` (4.x);
-- the tensors inside a ``DynamicCache``: ``cache.layers[i].keys/values`` (4.56 on) or
-  ``cache.key_cache[i]``/``cache.value_cache[i]`` (before).
+- the tensors inside a ``DynamicCache``: ``cache.layers[i].keys/values`` (4.57, 5.x) or
+  ``cache.key_cache[i]``/``cache.value_cache[i]`` (older 4.x).
 
 A cache is built with ``DynamicCache()`` and ``update(keys, values, layer)``, which every
 supported version has. KV tensors are ``[batch=1, kv_heads, tokens, head_dim]``.
