@@ -9,7 +9,7 @@ Below the minimum, nothing is cached and nothing says so: both cache counters ar
 no error is returned. The breakpoint looks like it works and never does.
 
 ## Example
-A 600-token system prompt marked with `cache_control` on `claude-sonnet-4-5` (minimum
+A 600-token system prompt marked with `cache_control` on `claude-sonnet-5` (minimum
 1,024 tokens).
 
 ## Use instead

@@ -76,17 +76,18 @@ def plan_fix(template: Template, config: Config | None = None, unsafe: bool = Fa
 
 
 def _price(plan: FixPlan, config: Config, before: Analysis, after: Analysis) -> None:
-    """The provider's cost per 1,000 calls of the file before and after the rewrite."""
+    """The provider's cost per 1,000 calls of the file before and after the rewrite: the
+    very figures `check --provider` prints for the file ("now" and "after the fix"), so
+    the two commands never disagree."""
     from promptlint.providers import cost as cachecost
 
     assert config.provider is not None
-    body_model = cachecost.body_model_of(plan.template)
-    now = cachecost.compute(before, config.provider, config.model, provider_overrides=config.providers or None,
-                            price_overrides=config.prices or None, body_model=body_model)
-    fixed = cachecost.compute(after, config.provider, config.model, provider_overrides=config.providers or None,
-                              price_overrides=config.prices or None, body_model=body_model)
-    plan.cost_before, plan.cost_after = now["cost_per_1k_calls"], fixed["cost_per_1k_calls"]
-    dated = f", prices as of {now['prices_as_of']}" if now["prices_as_of"] else ""
-    plan.cost_basis = f"{now['provider']} {now['model']}{dated}"
-    if fixed["cached_tokens_per_call"] == 0:
-        plan.cost_basis += f"; still nothing cached: {fixed['tokens_per_call']:,} tokens is below the provider minimum"
+    cache = cachecost.compute(before, config.provider, config.model, provider_overrides=config.providers or None,
+                              price_overrides=config.prices or None, body_model=cachecost.body_model_of(plan.template))
+    plan.cost_before, plan.cost_after = cache["cost_per_1k_calls"], cache["cost_per_1k_calls_fixed"]
+    dated = f", prices as of {cache['prices_as_of']}" if cache["prices_as_of"] else ""
+    plan.cost_basis = f"{cache['provider']} {cache['model']}{dated}"
+    if cache["nothing_cached_because"]:
+        plan.cost_basis += f"; still nothing cached: {cache['nothing_cached_because']}"
+    if plan.not_fixable:
+        plan.cost_basis += "; the figure after assumes every volatile part at the tail, and some could not move"

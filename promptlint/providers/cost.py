@@ -204,11 +204,15 @@ def compute(
         if usage is not None and usage.note:
             notes.append(usage.note)
     minimum = facts.min_cacheable_tokens
+    because = None
     if fixed is not None and fixed.read == 0 and 0 < minimum:
-        notes.append(
-            f"nothing is cached after the fix either: the stable part is below the "
-            f"{minimum:,}-token minimum of {facts.provider} {model}, or no breakpoint covers it"
+        stable = tokens.count(analysis.stable_text, encoding)
+        because = (
+            f"{stable:,} stable tokens are below the {minimum:,}-token minimum of {facts.provider} {model}"
+            if stable < minimum
+            else f"no breakpoint covers the {stable:,} stable tokens"
         )
+        notes.append(f"nothing is cached after the fix either: {because}")
 
     cost_now: float | None = None
     cost_fixed: float | None = None
@@ -230,9 +234,15 @@ def compute(
         f"{provider} {model}: {approx}{cached_now:,} of {approx}{total:,} tokens cached per call now, "
         f"{approx}{cached_fixed:,} after the fix"
     )
+    if because is not None:
+        summary += f" ({because})"
     if cost_now is not None and cost_fixed is not None:
         dated = f"prices as of {as_of}" if as_of else "self-hosted: prices from config, else 0"
         summary += f" · ${cost_now:,.2f} → ${cost_fixed:,.2f} per 1,000 calls ({dated})"
+        if round(cost_fixed, 2) > round(cost_now, 2) and now is not None and fixed is not None:
+            # Say why the fix would cost more: never a bare, unexplained increase.
+            summary += (f"; the fix costs ${cost_fixed - cost_now:,.2f} more: its rendering is "
+                        f"{fixed.total - now.total:+,} tokens and nothing more is cached")
     else:
         summary += " · no price known"
     return {
@@ -247,6 +257,7 @@ def compute(
         "tokens_per_call": total,
         "exact_tokens": exact,
         "summary": summary,
+        "nothing_cached_because": because,
         "notes": [n for n in dict.fromkeys(notes) if n],
     }
 

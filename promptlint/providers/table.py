@@ -176,6 +176,10 @@ def normalize_model(model: str) -> str:
     return name
 
 
+# Model-rule keys that date a model's life rather than describe its cache.
+_LIFECYCLE = frozenset({"retired", "retires"})
+
+
 def _matching_rule(rules: list[Mapping[str, Any]], model: str) -> Mapping[str, Any] | None:
     name = normalize_model(model)
     for rule in rules:
@@ -210,7 +214,11 @@ def row_facts(row_name: str, model: str | None, table: Mapping[str, Any]) -> Pro
                 f"min_cacheable_tokens={row.get('min_cacheable_tokens')}"
             )
         if rule is not None:
-            row.update({k: v for k, v in rule.items() if k not in _RULE_SELECTORS})
+            row.update({k: v for k, v in rule.items() if k not in _RULE_SELECTORS | _LIFECYCLE})
+            if "retired" in rule:
+                notes.append(f"{model} was retired on {rule['retired']}; its facts are kept so old logs replay")
+            elif "retires" in rule:
+                notes.append(f"{model} is deprecated and retires on {rule['retires']}")
     _check_keys(row_name, row)
     values: dict[str, Any] = {
         key: MappingProxyType(dict(value)) if key in _MAPPING_FIELDS else value
