@@ -60,9 +60,20 @@ class _Value:
 
 
 class _Clock(_dt.datetime):
-    """``now`` for the proof: a fixed datetime that can also be called (``now()``)."""
+    """``now`` for the proof: a fixed datetime that can also be called (``now()``), and
+    whose ``now()``, ``utcnow()`` and ``today()`` are itself (``datetime.now()``): the old and
+    the new source must read the same time, never the machine's clock."""
 
     def __call__(self, *args: object, **kwargs: object) -> _Clock:
+        return self
+
+    def now(self, *args: object, **kwargs: object) -> _Clock:  # type: ignore[override]
+        return self
+
+    def utcnow(self) -> _Clock:  # type: ignore[override]
+        return self
+
+    def today(self) -> _Clock:  # type: ignore[override]
         return self
 
 
