@@ -4,6 +4,12 @@ The new text parses with the same loader; rendering old and new with the same ra
 values yields the same multiset of non-empty lines, for several value sets; the source
 keeps every word and gains none; planning again on the result changes nothing; and the
 stable prefix, in tokens, grew.
+
+Unsafe rewrites are proved the same way with two abstractions, for what they change on
+purpose: a clock renders without its format, and a loop is known by its collection
+(``tools``, whether written ``tools``, ``tools | sort(attribute="name")`` or, for
+``tools.items()``, ``tools | dictsort``), so that a sort passes exactly when the rendered
+lines are the same multiset.
 """
 
 from __future__ import annotations
