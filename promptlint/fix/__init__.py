@@ -21,8 +21,6 @@ is coarsened to day precision, and an unsorted Jinja loop over a tool list gets
 
 This package owns the rewriter, one job a module:
 
-- ``draft``: the unproved rewrite (unsafe rewrites, then the planned moves, to a fixed point);
-- ``unsafe``: the unsafe rewrites (day-precision clock formats, sorted tool loops);
 - ``render``: rendering old and new with the same generated values;
 - ``prove``: the proof a rewrite must pass;
 - ``plan``: one template's proved fix, with its stable prefix and cost before and after;
@@ -30,23 +28,25 @@ This package owns the rewriter, one job a module:
 - ``apply``: fixing files and folders, and the results the reporter prints;
 - ``assembly``: the rewrite of ``[assembly] order`` in config (PC106).
 
-Where the pieces of a file may be cut and which of them move is planned in the core
-(``promptlint.core.layout``, ``promptlint.core.carriers``, ``promptlint.core.loopsort``),
-so that a rule can ask :func:`promptlint.core.fixability.is_fixable` without importing
-this package. It may import the core, the loaders, config, ``promptlint.api`` (lazily,
-for file reading and per-file config), the project, the assembly rule, jinja2 (lazily)
-and ``promptlint.cachecost`` (lazily, for the cost with a provider); nothing in the check
+Where the pieces of a file may be cut, which of them move, the unsafe edits and the
+unproved draft (unsafe rewrites, then the moves, to a fixed point) are planned in the core
+(``promptlint.core.layout``, ``promptlint.core.carriers``, ``promptlint.core.loopsort``,
+``promptlint.core.unsafe``, ``promptlint.core.draft``), so that a rule can ask
+:func:`promptlint.core.fixability.is_fixable` without importing this package. It may
+import the core, the loaders, config, ``promptlint.api`` (lazily, for file reading and
+per-file config), the project, the assembly rule, jinja2 (lazily) and
+``promptlint.cachecost`` (lazily, for the cost with a provider); nothing in the check
 pipeline may import it.
 """
 
 from __future__ import annotations
 
 from promptlint.core.fixability import is_fixable
+from promptlint.core.unsafe import day_format
 from promptlint.fix.apply import FixReport, FixResult, fix_file, fix_paths
 from promptlint.fix.plan import FixPlan, plan_fix
 from promptlint.fix.prove import prove
 from promptlint.fix.render import render_ir
-from promptlint.fix.unsafe import day_format
 from promptlint.fix.write import FileChangedError, unified_diff, write_atomic
 
 __all__ = [

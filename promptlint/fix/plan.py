@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from promptlint.config import Config
 from promptlint.core.analysis import Analysis, analyze
 from promptlint.core.ir import Template
-from promptlint.fix.draft import draft_fix, reload
+from promptlint.core.draft import draft_fix, reload
 from promptlint.fix.prove import MORE_BEFORE, NO_GAIN, prove
 
 

@@ -20,7 +20,7 @@ from collections import Counter
 from promptlint.config import Config
 from promptlint.core.analysis import Analysis, analyze
 from promptlint.core.ir import Template
-from promptlint.fix.draft import draft_fix, reload
+from promptlint.core.draft import draft_fix, reload
 from promptlint.fix.render import render_ir, render_jinja
 from promptlint.loaders import LoadError
 

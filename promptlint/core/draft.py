@@ -2,7 +2,9 @@
 the core's move plan chose, applied again until nothing changes.
 
 The carriers are taken out of the source and appended, in their original order, after
-one blank line. Whether the draft may be written is for :func:`promptlint.fix.prove.prove`.
+one blank line. Pure: the draft is text, planned in the core so that what ``check`` calls
+fixable and what ``fix`` drafts can be one computation. Whether the draft may be written
+is for :func:`promptlint.fix.prove.prove`.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from promptlint.core.carriers import Carrier, covered_lines, move_plan, unit_lab
 from promptlint.core.ir import Template
 from promptlint.core.layout import Layout
 from promptlint.core.volatility import Overrides
-from promptlint.fix.unsafe import unsafe_edits
+from promptlint.core.unsafe import unsafe_edits
 from promptlint.loaders import LoadError, load_text
 
 

@@ -1,6 +1,9 @@
 """Unsafe rewrites, which change words: a clock's format literal finer than a day is
 coarsened to day precision, and an unsorted Jinja loop over a tool list is sorted
 (the edit itself is :func:`promptlint.core.loopsort.sort_edit`).
+
+Computed only, like the move plan: the draft (:mod:`promptlint.core.draft`) applies the
+edits, and ``promptlint fix --unsafe-fixes`` proves and writes them.
 """
 
 from __future__ import annotations
