@@ -4,13 +4,27 @@ would have caught it."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from promptlint.loaders import load_text
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
+RULES = "\n".join(
+    f"Rule {i}: answer politely, cite the handbook section you rely on, and never invent facts." for i in range(1, 6)
+)
 LONG_RULES = "\n".join(
     f"Rule {i}: answer politely, cite the handbook section you rely on, and never invent facts." for i in range(1, 40)
 )
+
+
+def _findings(run_cli: Any, *paths: str) -> list[dict[str, Any]]:
+    out = run_cli("check", "--format", "json", *paths)
+    assert out.exit_code in (0, 1), out.output
+    return json.loads(out.stdout)["findings"]
 
 
 # -- 6. a safe move `check` calls fixable is not refused by its own proof -----------------
@@ -26,13 +40,112 @@ def test_a_clock_read_through_datetime_now_is_moved_not_refused_by_the_proof(wri
     assert result.written and path.read_text().endswith("Session clock: {{ datetime.now().isoformat() }}\n")
 
 
+# -- 6. `fixable` is what `fix` does; a fix that cannot help says why, per finding -------
+
+# A clock before an unsorted tool loop: moving the clock alone takes "Current time:" out
+# of the prefix, which still ends at the loop (the safe fix does not move tool loops).
+BLOCKED = f"""You are Atlas.
+Current time: {{{{ now().strftime("%H:%M") }}}}
+
+## Tools
+{{% for name, server in mcp_servers.items() %}}
+- {{{{ name }}}}: {{{{ server.description }}}}
+{{% endfor %}}
+
+{RULES}
+{{% if debug %}}
+Hello {{{{ user.name }}}}.
+{{% endif %}}
+"""
+
+
+def test_a_fix_that_would_not_help_is_not_fixable_and_says_why_per_finding(run_cli: Any, write: Any) -> None:
+    path = write("a.j2", BLOCKED)
+    clock = next(f for f in _findings(run_cli, str(path)) if f["rule"] == "PC101" and f["line"] == 2)
+    assert clock["fixable"] is False
+    assert "would not grow the stable prefix" in clock["unfixable_reason"]
+    assert "line 5, where tool-order `mcp_servers.items()` is not moved" in clock["unfixable_reason"]
+
+    result = run_cli("fix", str(path))
+    assert result.exit_code == 0
+    assert path.read_text() == BLOCKED
+    assert "nothing moved" in result.output
+    assert clock["unfixable_reason"] in result.output  # the same words, per finding
+    assert "line 15: identity `user.name`: not fixable" in result.output
+    assert "line 5: tool-order `mcp_servers.items()`: not moved" in result.output
+
+
+def _moved_lines(messages: list[str]) -> set[int]:
+    lines: set[int] = set()
+    for message in messages:
+        where = message.split(" → ")[0].split(" (")[0]
+        match = re.search(r"lines? (\d+)(?:–(\d+))?", where)
+        assert match, message
+        lines.update(range(int(match.group(1)), int(match.group(2) or match.group(1)) + 1))
+    return lines
+
+
+def _targets(tmp_path: Path) -> list[list[str]]:
+    from promptlint.testing import load_cases, materialize
+
+    targets = [[str(REPO_ROOT / "fixtures" / name)] for name in ("agents", "corpus", "corpus-heldout")]
+    for file in sorted((REPO_ROOT / "fixtures" / "rules").glob("*.yaml")):
+        data = load_cases(file)
+        for i, case in enumerate(data["cases"]):
+            targets.append(materialize(case, tmp_path / f"{data['rule']}-{i}"))
+    return targets
+
+
+def test_check_fixable_agrees_with_what_fix_does_on_every_fixture(tmp_path: Path) -> None:
+    """Over the demo workspace, both corpora and every rule case: a PC101/PC104 finding is
+    fixable exactly when `fix` moves its line, a PC102 one exactly when `fix --unsafe-fixes`
+    sorts or moves its loop; no proof fails; and a finding that is not fixable says why, in
+    the words `fix` prints."""
+    from promptlint.api import check_paths
+    from promptlint.fix import fix_file
+
+    disagreements = []
+    for paths in _targets(tmp_path):
+        by_path: dict[str, list[Any]] = {}
+        for finding in check_paths(paths).findings:
+            if finding.rule in ("PC101", "PC102", "PC104"):
+                by_path.setdefault(finding.path, []).append(finding)
+        for path, findings in by_path.items():
+            runs = {False: fix_file(path, write=False), True: fix_file(path, write=False, unsafe=True)}
+            for run in runs.values():
+                assert not run.problems, (path, run.problems)
+            for finding in findings:
+                run = runs[finding.rule == "PC102"]
+                sorted_here = any(r.startswith(f"line {finding.line}: loop over") for r in run.rewritten)
+                done = run.changed and (finding.line in _moved_lines(run.moved) or sorted_here)
+                if finding.fixable != done:
+                    disagreements.append((path, finding.rule, finding.line, finding.fixable, run.not_fixable))
+                    continue
+                if not finding.fixable:
+                    reason = finding.extra.get("unfixable_reason")
+                    # Said elsewhere: a value at the tail needs no move; an included file's value
+                    # is fixed by moving the include, in the file that includes it.
+                    elsewhere = reason and ("already stands at the end" in reason or reason.startswith("not moved here"))
+                    if not reason or (not elsewhere and reason not in run.not_fixable):
+                        disagreements.append((path, finding.rule, finding.line, reason, run.not_fixable))
+    assert not disagreements, disagreements
+
+
+def test_a_draft_that_does_not_settle_is_not_fixable_in_check_nor_made_by_fix(
+    run_cli: Any, write: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The round limit is part of the one outlook: with no round left to confirm the fixed
+    point, check says not fixable and fix moves nothing; neither claims a failed proof."""
+    monkeypatch.setattr("promptlint.core.draft.MOVE_ROUNDS", 0)
+    path = write("a.j2", f"Time {{{{ now() }}}}\n\n{LONG_RULES}\n")
+    finding = next(f for f in _findings(run_cli, str(path)) if f["rule"] == "PC101")
+    assert finding["fixable"] is False and "do not settle" in finding["unfixable_reason"]
+    result = run_cli("fix", str(path))
+    assert result.exit_code == 0 and "not written" not in result.output
+    assert finding["unfixable_reason"] in result.output
+
+
 # -- 7. the proof of an unsafe sort checks the multiset of rendered lines ----------------
-
-def _findings(run_cli: Any, *paths: str) -> list[dict[str, Any]]:
-    out = run_cli("check", "--format", "json", *paths)
-    assert out.exit_code in (0, 1), out.output
-    return json.loads(out.stdout)["findings"]
-
 
 # The loop body holds a value the proof's generated values cannot take (`+ 1`), so the
 # proof renders from the IR, where a loop used to be known by its expression's text.

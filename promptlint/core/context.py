@@ -30,11 +30,17 @@ class RuleContext:
         frequency: str | None = None,
         tokens_lost: int = 0,
         fixable: bool = False,
+        unfixable_reason: str | None = None,
         evidence: str | None = None,
         confidence: str = "high",
         **extra: Any,
     ) -> Finding:
-        """A finding of rule ``code``/``name`` located at ``span`` of this file."""
+        """A finding of rule ``code``/``name`` located at ``span`` of this file.
+
+        A finding that is not ``fixable`` says why where the rule knows it
+        (:func:`promptlint.core.fixability.fix_status`)."""
+        if not fixable and unfixable_reason:
+            extra["unfixable_reason"] = unfixable_reason
         start = self.template.position(span.start)
         # The end is inclusive of the last character, like an editor selection.
         end = self.template.position(max(span.start, span.end - 1))

@@ -7,6 +7,12 @@ Markdown list item (the item line and its indented continuation), and to the who
 ``{% if %}``/``{% for %}`` block or Mustache section it stands in. These pieces go to
 the end of the file in their original order, after one blank line.
 
+Which units move, and whether the move helps at all, is decided once, in the core
+(:func:`promptlint.core.fixability.outlook`), for ``check``'s ``fixable`` and for this
+package alike: a draft that does not settle, does not parse, does not grow the stable
+prefix, or leaves more volatile values before stable text, is not made, and each value it
+would have moved says why.
+
 Nothing is written before the rewrite is proved (black's habit): the new text parses
 with the same loader; rendering old and new with the same random values yields the
 same multiset of non-empty lines, for several value sets; the source keeps every word
@@ -17,7 +23,9 @@ that changed on disk since it was read is left alone.
 
 Unsafe fixes (``unsafe=True``) change words: a clock's format literal finer than a day
 is coarsened to day precision, and an unsorted Jinja loop over a tool list gets
-``| sort(attribute="name")`` (``| dictsort`` for ``k, v in x.items()``).
+``| sort(attribute="name")`` (``| dictsort`` for ``k, v in x.items()``). Their proof
+renders a clock without its format and a loop by its collection, so a sort passes when
+the rendered lines are the same multiset.
 
 This package owns the rewriter, one job a module:
 
@@ -28,11 +36,10 @@ This package owns the rewriter, one job a module:
 - ``apply``: fixing files and folders, and the results the reporter prints;
 - ``assembly``: the rewrite of ``[assembly] order`` in config (PC106).
 
-Where the pieces of a file may be cut, which of them move, the unsafe edits and the
-unproved draft (unsafe rewrites, then the moves, to a fixed point) are planned in the core
-(``promptlint.core.layout``, ``promptlint.core.carriers``, ``promptlint.core.loopsort``,
-``promptlint.core.unsafe``, ``promptlint.core.draft``), so that a rule can ask
-:func:`promptlint.core.fixability.is_fixable` without importing this package. It may
+The draft itself is planned in the core, as pure text (``promptlint.core.layout``,
+``promptlint.core.carriers``, ``promptlint.core.loopsort``, ``promptlint.core.unsafe``,
+``promptlint.core.draft``), so that a rule can ask
+:func:`promptlint.core.fixability.fix_status` without importing this package. It may
 import the core, the loaders, config, ``promptlint.api`` (lazily, for file reading and
 per-file config), the project, the assembly rule, jinja2 (lazily) and
 ``promptlint.cachecost`` (lazily, for the cost with a provider); nothing in the check
