@@ -13,6 +13,7 @@ import pytest
 from promptlint.loaders import load_text
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+REQUESTS = sorted((REPO_ROOT / "fixtures" / "requests").glob("*.json"))
 RULES = "\n".join(
     f"Rule {i}: answer politely, cite the handbook section you rely on, and never invent facts." for i in range(1, 6)
 )
@@ -25,6 +26,71 @@ def _findings(run_cli: Any, *paths: str) -> list[dict[str, Any]]:
     out = run_cli("check", "--format", "json", *paths)
     assert out.exit_code in (0, 1), out.output
     return json.loads(out.stdout)["findings"]
+
+
+# -- 5. request bodies: never a failed proof; per value, why not and what to do ----------
+
+@pytest.mark.parametrize("body", REQUESTS, ids=lambda p: p.name)
+def test_fix_on_a_shipped_request_body_claims_no_failed_proof(run_cli: Any, body: Path) -> None:
+    check = run_cli("check", str(body))
+    result = run_cli("fix", "--diff", str(body))
+    assert "not written" not in result.output and "does not parse" not in result.output, result.output
+    assert result.exit_code == 0, result.output  # nothing would change: `fix --diff` has nothing to show
+    assert check.exit_code in (0, 1)
+    values = [f for f in _findings(run_cli, str(body)) if f["rule"] in ("PC201", "PC208")]
+    for finding in values:
+        assert finding["fixable"] is False
+        assert "request bodies" in finding["unfixable_reason"]
+        assert re.search(rf"line {finding['line']}: \w[\w-]* `[^`]+`: not rewritten: .*latest user message",
+                         result.output), result.output
+
+
+def _openai_body(system: str) -> dict[str, Any]:
+    return {"model": "gpt-5.5", "messages": [
+        {"role": "system", "content": system},
+        {"role": "user", "content": "Where is my order 4411?"},
+    ]}
+
+
+def _anthropic_body(system: str) -> dict[str, Any]:
+    return {"model": "claude-sonnet-4-5", "max_tokens": 100,
+            "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "Where is my order 4411?"}]}
+
+
+@pytest.mark.parametrize("make", [_openai_body, _anthropic_body], ids=["openai", "anthropic"])
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+def test_a_body_with_a_clock_in_its_system_prompt_is_reported_not_fixable_in_both_outputs(
+    run_cli: Any, write: Any, make: Any, unsafe: bool
+) -> None:
+    text = json.dumps(make(f"You are Atlas.\nCurrent time: 2026-11-30T14:03:27Z\n\n{LONG_RULES}"), indent=2) + "\n"
+    body = write("body.json", text)
+    check = run_cli("check", str(body))
+    assert check.exit_code == 1
+
+    findings = _findings(run_cli, str(body))
+    assert findings and all(f["fixable"] is False and f["unfixable_reason"] for f in findings), findings
+    clock_line = next(f["line"] for f in findings if f["rule"] in ("PC201", "PC208"))
+
+    flags = ["--unsafe-fixes"] if unsafe else []
+    fixed = run_cli("fix", *flags, str(body))
+    assert fixed.exit_code == 0, fixed.output
+    assert "not written" not in fixed.output and "not fixed" not in fixed.output
+    assert body.read_text() == text  # formatting and all: nothing is rewritten
+    assert f"line {clock_line}: timestamp `2026-11-30T14:03:27Z`: not rewritten" in fixed.output
+    assert "send the value in the latest user message" in fixed.output
+
+    # Exit codes as for any file whose findings fix cannot fix: `fix --check` finds nothing
+    # to change, `check --fix` still fails on the findings, as `check` does.
+    assert run_cli("fix", "--check", *flags, str(body)).exit_code == 0
+    assert run_cli("check", "--fix", *flags, str(body)).exit_code == check.exit_code
+    assert body.read_text() == text
+
+
+def test_a_malformed_body_fails_fix_as_it_fails_check(run_cli: Any, write: Any) -> None:
+    body = write("body.json", '{"model": "gpt-5.5", "messages": [\n')
+    assert run_cli("check", str(body)).exit_code == 2
+    assert run_cli("fix", str(body)).exit_code == 2
 
 
 # -- 6. a safe move `check` calls fixable is not refused by its own proof -----------------

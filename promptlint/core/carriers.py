@@ -96,6 +96,23 @@ def _participates(unit: Unit, unsafe: bool) -> bool:
     return unsafe or not (unit.is_loop and unit.volatility.kind == "tool-order")
 
 
+# Files whose lines are not the prompt's text in the order it renders: moving their lines
+# cannot move a value in the prompt, so nothing in them is moved (or rewritten).
+_NOT_REARRANGED = {
+    "json": (
+        "not rewritten: promptlint does not edit request bodies (a body is what your code sends, and its "
+        "lines are not the prompt in render order)"
+    ),
+}
+# What to do instead, per value in such a file.
+_INSTEAD = {"json": "send the value in the latest user message where the body is built"}
+
+
+def refusal(template: Template) -> str | None:
+    """Why nothing in this file is moved or rewritten, whatever it holds (None: it may be)."""
+    return _NOT_REARRANGED.get(template.syntax)
+
+
 def move_plan(
     template: Template,
     units: list[Unit],
@@ -113,6 +130,13 @@ def move_plan(
     if not layout.count:
         return [], set()
     blocked: list[tuple[int, str, list[Unit]]] = []  # (line, reason, the units it concerns)
+    refused = refusal(template)
+    if refused is not None:
+        for unit in units:
+            line = layout.line_of(unit.segment.span.start)
+            blocked.append((line, (f"line {line + 1}: {unit.volatility.kind} {unit_label(unit)}: {refused}; "
+                                  f"{_INSTEAD[template.syntax]}"), [unit]))
+        units = []
     for unit in units:
         if not _participates(unit, unsafe):
             line = layout.line_of(unit.segment.span.start)

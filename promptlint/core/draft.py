@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from promptlint.core.analysis import Unit, find_units
-from promptlint.core.carriers import Carrier, covered_lines, move_plan, unit_label
+from promptlint.core.carriers import Carrier, covered_lines, move_plan, refusal, unit_label
 from promptlint.core.ir import Template
 from promptlint.core.layout import Layout
 from promptlint.core.unsafe import unsafe_edits
@@ -178,7 +178,7 @@ def _draft_once(
 
     # Unsafe rewrites run to a fixed point: sorting a tool loop uncovers the values inside
     # it (a clock in the loop body), which the next round can coarsen.
-    for _round in range(_UNSAFE_ROUNDS if unsafe else 0):
+    for _round in range(_UNSAFE_ROUNDS if unsafe and refusal(template) is None else 0):
         edits, rewritten, refused, sorted_loops = unsafe_edits(current, units)
         not_fixable += [r for r in refused if r not in not_fixable]
         keep(_named(current, units, refused), units)

@@ -11,7 +11,8 @@ Which units move, and whether the move helps at all, is decided once, in the cor
 (:func:`promptlint.core.fixability.outlook`), for ``check``'s ``fixable`` and for this
 package alike: a draft that does not settle, does not parse, does not grow the stable
 prefix, or leaves more volatile values before stable text, is not made, and each value it
-would have moved says why.
+would have moved says why. Files whose lines are not the prompt in render order (request
+bodies) are never rewritten; each value says so, and what to do instead.
 
 Nothing is written before the rewrite is proved (black's habit): the new text parses
 with the same loader; rendering old and new with the same random values yields the
