@@ -1,5 +1,14 @@
 """Issue 9, fix: what a new user meets in the first hour, each item with the test that
-would have caught it."""
+would have caught it.
+
+5. `fix` on a request body claimed a failed proof (the JSON lines were moved as if they
+   were the prompt); bodies are now never rewritten, and each value says why and what to do.
+6. `check` said `fixable` where `fix` then moved nothing ("the stable prefix did not grow"),
+   without a word about the findings; one outlook now serves both, and says why per finding.
+7. `--unsafe-fixes` said "→ end of file" for text it put before a trailing block, and
+   refused its own sort of a `.items()` loop; the messages say where text went, and the
+   proof of a sort checks the multiset of rendered lines.
+"""
 
 from __future__ import annotations
 
@@ -93,19 +102,6 @@ def test_a_malformed_body_fails_fix_as_it_fails_check(run_cli: Any, write: Any) 
     assert run_cli("fix", str(body)).exit_code == 2
 
 
-# -- 6. a safe move `check` calls fixable is not refused by its own proof -----------------
-
-def test_a_clock_read_through_datetime_now_is_moved_not_refused_by_the_proof(write: Any) -> None:
-    """The proof rendered `datetime.now()` with the machine's clock, twice: microseconds
-    apart, the old and new source never rendered the same line."""
-    from promptlint.fix import fix_file
-
-    path = write("a.j2", f"You are a research agent.\nSession clock: {{{{ datetime.now().isoformat() }}}}\n\n{LONG_RULES}\n")
-    result = fix_file(str(path))
-    assert not result.problems, result.problems
-    assert result.written and path.read_text().endswith("Session clock: {{ datetime.now().isoformat() }}\n")
-
-
 # -- 6. `fixable` is what `fix` does; a fix that cannot help says why, per finding -------
 
 # A clock before an unsorted tool loop: moving the clock alone takes "Current time:" out
@@ -197,6 +193,17 @@ def test_check_fixable_agrees_with_what_fix_does_on_every_fixture(tmp_path: Path
     assert not disagreements, disagreements
 
 
+def test_a_clock_read_through_datetime_now_is_moved_not_refused_by_the_proof(write: Any) -> None:
+    """The proof rendered `datetime.now()` with the machine's clock, twice: microseconds
+    apart, the old and new source never rendered the same line."""
+    from promptlint.fix import fix_file
+
+    path = write("a.j2", f"You are a research agent.\nSession clock: {{{{ datetime.now().isoformat() }}}}\n\n{LONG_RULES}\n")
+    result = fix_file(str(path))
+    assert not result.problems, result.problems
+    assert result.written and path.read_text().endswith("Session clock: {{ datetime.now().isoformat() }}\n")
+
+
 def test_a_draft_that_does_not_settle_is_not_fixable_in_check_nor_made_by_fix(
     run_cli: Any, write: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -211,7 +218,28 @@ def test_a_draft_that_does_not_settle_is_not_fixable_in_check_nor_made_by_fix(
     assert finding["unfixable_reason"] in result.output
 
 
-# -- 7. the proof of an unsafe sort checks the multiset of rendered lines ----------------
+# -- 7. unsafe fixes: messages say where text went; a sort is proved as a sort -------------
+
+def test_unsafe_message_says_the_line_went_before_a_trailing_block(run_cli: Any, write: Any) -> None:
+    path = write("a.j2", BLOCKED)
+    result = run_cli("fix", "--unsafe-fixes", str(path))
+    assert result.exit_code == 0, result.output
+    new = path.read_text()
+    clock = new.index("Current time:")
+    assert new.index("{% if debug %}") > clock  # where it really went
+    assert ("moved line 2 (timestamp `now().strftime(\"%Y-%m-%d\")`) → before the `{% if %}` block on "
+            "lines 14–16, which stays at the end of the file") in result.output
+    assert "→ end of file" not in result.output
+
+
+def test_end_of_file_is_said_only_when_the_text_ends_the_file() -> None:
+    from promptlint.fix import plan_fix
+
+    source = f"Time {{{{ now() }}}}\n\n{RULES}\n"
+    plan = plan_fix(load_text("p", source, "jinja"))
+    assert plan.moved == ["line 1 (timestamp `now()`) → end of file"]
+    assert plan.new_source.rstrip().endswith("Time {{ now() }}")
+
 
 # The loop body holds a value the proof's generated values cannot take (`+ 1`), so the
 # proof renders from the IR, where a loop used to be known by its expression's text.

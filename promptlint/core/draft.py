@@ -218,7 +218,7 @@ def _draft_once(
         if id(carrier) in moving:
             values = ", ".join(f"{u.volatility.kind} {unit_label(u)}" for u in carrier.units)
             where = layout.describe(carrier.first, carrier.last)
-            draft.moved.append(f"{where} ({values}) → end of file")
+            draft.moved.append(f"{where} ({values}) → {_destination(layout, carriers, moving, carrier)}")
             for unit in carrier.units:
                 if id(unit.segment) in origin:
                     draft.moved_units.add(origin[id(unit.segment)])
@@ -236,6 +236,16 @@ def _named(template: Template, units: list[Unit], refused: list[str]) -> dict[in
                 named.setdefault(id(unit.segment), reason)
                 break
     return named
+
+
+def _destination(layout: Layout, carriers: list[Carrier], moving: set[int], carrier: Carrier) -> str:
+    """Where a moved carrier lands: the end of the file, or before the carriers that
+    already end it and are kept after it (in their original order)."""
+    staying = [c for c in carriers[carriers.index(carrier) + 1 :] if id(c) not in moving]
+    if not staying:
+        return "end of file"
+    what = layout.describe(staying[0].first, staying[0].last)
+    return f"before {'' if what.startswith('line') else 'the '}{what}, which stays at the end of the file"
 
 
 def reload(template: Template, source: str) -> Template:

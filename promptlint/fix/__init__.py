@@ -5,7 +5,9 @@ it, the smallest self-contained piece of the file that carries it is taken: the 
 line(s) it stands on, grown to its paragraph (consecutive non-blank lines) or its
 Markdown list item (the item line and its indented continuation), and to the whole
 ``{% if %}``/``{% for %}`` block or Mustache section it stands in. These pieces go to
-the end of the file in their original order, after one blank line.
+the end of the file in their original order, after one blank line; a piece that already
+ends the file (a trailing ``{% if %}`` block holding a value) stays last, and the moved
+text goes before it. The messages say which.
 
 Which units move, and whether the move helps at all, is decided once, in the core
 (:func:`promptlint.core.fixability.outlook`), for ``check``'s ``fixable`` and for this
