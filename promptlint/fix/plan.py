@@ -1,15 +1,16 @@
-"""The fix of one template: the draft, its proof, the stable prefix before and after, and
-(with a provider in config) the cost per 1,000 calls before and after."""
+"""The fix of one template: the outlook (the draft, and whether it helps, as ``check``
+judges ``fixable``), its proof, the stable prefix before and after, and (with a provider in
+config) the cost per 1,000 calls before and after."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from promptlint.config import Config
-from promptlint.core.analysis import Analysis, analyze
+from promptlint.core.analysis import Analysis
+from promptlint.core.fixability import outlook
 from promptlint.core.ir import Template
-from promptlint.fix.draft import draft_fix, reload
-from promptlint.fix.prove import MORE_BEFORE, NO_GAIN, prove
+from promptlint.fix.prove import prove
 
 
 @dataclass
@@ -44,34 +45,28 @@ def plan_fix(template: Template, config: Config | None = None, unsafe: bool = Fa
 
     config = config or Config()
     encoding = tokens.encoding_name_for_model(config.target_model)
-    draft = draft_fix(template, config.overrides, unsafe)
-    before = analyze(template, encoding, config.overrides)
+    # The same outlook that marks check's findings fixable: a draft that would not help is
+    # not made, and each value it leaves says why (in not_fixable).
+    look = outlook(template, config.overrides, unsafe, encoding)
+    before = look.before
     plan = FixPlan(
         template=template,
-        new_source=draft.source,
-        moved=draft.moved,
-        rewritten=draft.rewritten,
-        not_fixable=draft.not_fixable,
+        new_source=look.source,
+        moved=look.moved,
+        rewritten=look.rewritten,
+        not_fixable=look.not_fixable,
         stable_before=before.stable_prefix_tokens,
         stable_after=before.stable_prefix_tokens,
         tokens_before=before.tokens,
         tokens_after=before.tokens,
     )
-    if draft.source == template.source:
+    if look.source == template.source:
         return plan
-    plan.problems = prove(template, draft.source, unsafe, config)
-    no_gain = [p for p in plan.problems if p.startswith((NO_GAIN, MORE_BEFORE))]
-    if no_gain and len(no_gain) == len(plan.problems):
-        # Safe but useless (a moved unit takes the stable text before it along, past a value
-        # that cannot move): not a failure, and nothing is written.
-        plan.not_fixable.append(f"nothing moved: {no_gain[0]}")
-        plan.new_source, plan.moved, plan.rewritten, plan.problems = template.source, [], [], []
-        return plan
+    plan.problems = prove(template, look.source, unsafe, config)
     if not plan.problems:
-        after = analyze(reload(template, draft.source), encoding, config.overrides)
-        plan.stable_after, plan.tokens_after = after.stable_prefix_tokens, after.tokens
+        plan.stable_after, plan.tokens_after = look.after.stable_prefix_tokens, look.after.tokens
         if config.provider:
-            _price(plan, config, before, after)
+            _price(plan, config, before, look.after)
     return plan
 
 

@@ -65,7 +65,8 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
     elif result.problems:
         head.append("not fixed", style="bold red")
     else:
-        head.append("nothing to move", style="dim")
+        # Values it leaves say why, below; "nothing to move" only when there are none.
+        head.append("nothing moved" if result.not_fixable else "nothing to move", style="dim")
     head.append(f"; {prefix_line(result)}" if result.changed else
                 f"; stable prefix {result.stable_before:,} of {result.tokens_before:,} tokens "
                 f"({_share(result.stable_before, result.tokens_before)})")

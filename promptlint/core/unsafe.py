@@ -1,6 +1,9 @@
 """Unsafe rewrites, which change words: a clock's format literal finer than a day is
 coarsened to day precision, and an unsorted Jinja loop over a tool list is sorted
 (the edit itself is :func:`promptlint.core.loopsort.sort_edit`).
+
+Computed only, like the move plan: the draft (:mod:`promptlint.core.draft`) applies the
+edits, and ``promptlint fix --unsafe-fixes`` proves and writes them.
 """
 
 from __future__ import annotations
@@ -27,8 +30,13 @@ def day_format(fmt: str) -> str:
     return "YYYY-MM-DD"
 
 
-def unsafe_edits(template: Template, units: list[Unit]) -> tuple[list[tuple[int, int, str]], list[str], list[str]]:
+def unsafe_edits(
+    template: Template, units: list[Unit]
+) -> tuple[list[tuple[int, int, str]], list[str], list[str], list[Unit]]:
+    """The edits ``(start, end, new text)``, what they do, why other units are not
+    rewritten, and the tool loops that the edits sort."""
     edits: list[tuple[int, int, str]] = []
+    sorted_loops: list[Unit] = []
     done: list[str] = []
     refused: list[str] = []
     source = template.source
@@ -39,7 +47,7 @@ def unsafe_edits(template: Template, units: list[Unit]) -> tuple[list[tuple[int,
         if isinstance(seg, Slot) and vol.kind == "timestamp" and vol.precision in _FINER_THAN_DAY:
             fmt = unit.expr.format_spec
             if not fmt or precision_of_format(fmt) != vol.precision:
-                refused.append(f"line {line}: timestamp {unit_label(unit)}: not fixable (unsafe): no format string to "
+                refused.append(f"line {line}: timestamp {unit_label(unit)}: not coarsened (unsafe): no format string to "
                                "coarsen; only format literals are rewritten")
                 continue
             text = source[seg.span.start : seg.span.end]
@@ -53,13 +61,14 @@ def unsafe_edits(template: Template, units: list[Unit]) -> tuple[list[tuple[int,
                     done.append(f"line {line}: clock format {fmt!r} → {new_fmt!r} (unsafe)")
                     break
             else:
-                refused.append(f"line {line}: timestamp {unit_label(unit)}: not fixable (unsafe): the format is not a "
+                refused.append(f"line {line}: timestamp {unit_label(unit)}: not coarsened (unsafe): the format is not a "
                                "plain literal in the template")
         elif isinstance(seg, Block) and vol.kind == "tool-order":
             edit, reason = sort_edit(template, seg)
             if edit is not None:
                 edits.append(edit)
+                sorted_loops.append(unit)
                 done.append(f"line {line}: loop over `{unit.expr.source}` sorted (unsafe)")
             else:
-                refused.append(f"line {line}: tool-order {unit_label(unit)}: not fixable (unsafe): {reason}")
-    return edits, done, refused
+                refused.append(f"line {line}: tool-order {unit_label(unit)}: not sorted (unsafe): {reason}")
+    return edits, done, refused, sorted_loops
