@@ -86,8 +86,9 @@ class AnthropicAdapter(Adapter):
         import anthropic
 
         self._sdk = anthropic
-        credentials = {"auth_token": key} if self._variable == "ANTHROPIC_AUTH_TOKEN" else {"api_key": key}
-        self._client = anthropic.Anthropic(**credentials, base_url=self.options.base_url or None,
+        bearer = self._variable == "ANTHROPIC_AUTH_TOKEN"
+        self._client = anthropic.Anthropic(api_key=None if bearer else key, auth_token=key if bearer else None,
+                                           base_url=self.options.base_url or None,
                                            timeout=self.options.timeout, max_retries=self.options.max_retries)
 
     def close(self) -> None:
@@ -110,8 +111,8 @@ class AnthropicAdapter(Adapter):
         uncached = number(raw.get("input_tokens"))
         read = number(raw.get("cache_read_input_tokens"))
         written = number(raw.get("cache_creation_input_tokens"))
-        split = raw.get("cache_creation") if isinstance(raw.get("cache_creation"), Mapping) else {}
-        one_hour = number(split.get("ephemeral_1h_input_tokens"))
+        split = raw.get("cache_creation")
+        one_hour = number(split.get("ephemeral_1h_input_tokens")) if isinstance(split, Mapping) else 0
         missing = "cache_read_input_tokens" not in raw
         return Usage(uncached + read + written, read, written, one_hour, uncached,
                      number(raw.get("output_tokens")), missing, dict(raw))

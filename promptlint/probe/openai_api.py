@@ -100,7 +100,8 @@ class OpenAIAdapter(Adapter):
         if kind == models.ANTHROPIC:
             raise ProbeError("the request body is an Anthropic Messages body: probe it with --provider anthropic",
                              "usage")
-        self.kind = kind or self.kind
+        if kind is not None:
+            self.kind = kind
         for key in ("stream", "stream_options", "n", "max_tokens", "max_completion_tokens", "max_output_tokens"):
             body.pop(key, None)
         if self.options.model or not body.get("model"):
@@ -112,9 +113,9 @@ class OpenAIAdapter(Adapter):
             body.setdefault("store", False)
         else:
             body["max_completion_tokens" if self.official else "max_tokens"] = self.output_tokens
-        key = self._key(variant.version)
-        if key is not None:
-            body.setdefault("prompt_cache_key", key)
+        cache_key = self._key(variant.version)
+        if cache_key is not None:
+            body.setdefault("prompt_cache_key", cache_key)
         return body
 
     def connect(self) -> None:

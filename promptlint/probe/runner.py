@@ -120,12 +120,13 @@ def plan(settings: Settings) -> Run:
     for row, guess in zip(rows, predicted, strict=True):
         row.predicted = guess
     notes = list(prompt.notes) + list(adapter.notes) + list(facts.notes) + _below_minimum(prompt, facts, adapter)
+    prices: models.Prices | None = None
     try:
-        prices: models.Prices | None = models.prices(adapter.cache_provider, adapter.model, config_prices)
-        notes.extend(prices.notes)
+        prices = models.prices(adapter.cache_provider, adapter.model, config_prices)
     except (LookupError, ValueError) as exc:
-        prices = None
         notes.append(f"no price: {exc}")
+    else:
+        notes.extend(prices.notes)
     run = Run(prompt, adapter, rows, facts, prices, None, settings.budget_usd, settings.calls_per_day, notes,
               overrides=overrides)
     run.estimate_usd = estimate(run)
