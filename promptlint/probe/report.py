@@ -74,11 +74,14 @@ def _version_summary(run: Run, version: str) -> dict[str, Any] | None:
     basis = measured if not run.dry_run else planned
     predicted_total = sum(r.predicted.total for r in basis if r.predicted)
     predicted_read = sum(r.predicted.read for r in basis if r.predicted)
+    def total(name: str) -> int | None:
+        return None if run.dry_run else sum(getattr(r.usage, name) for r in measured if r.usage)
+
     out: dict[str, Any] = {
-        "requests": len(measured),
-        "input_tokens": sum(r.usage.input_tokens for r in measured if r.usage),
-        "cached_tokens": sum(r.usage.cached_tokens for r in measured if r.usage),
-        "cache_write_tokens": sum(r.usage.cache_write_tokens for r in measured if r.usage),
+        "requests": len(planned) if run.dry_run else len(measured),
+        "input_tokens": total("input_tokens"),
+        "cached_tokens": total("cached_tokens"),
+        "cache_write_tokens": total("cache_write_tokens"),
         "hit_rate": None,
         "predicted_hit_rate": round(predicted_read / predicted_total, 4) if predicted_total
         else (0.0 if basis else None),
