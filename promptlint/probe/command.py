@@ -37,7 +37,10 @@ def _progress(console: Console) -> Iterator[Callable[[int, int], None] | None]:
 def main(settings: Settings, *, output_format: str = "text", report_path: str | None = None,
          dry_run: bool = False, out: Console | None = None, err: Console | None = None) -> int:
     """Probe, print the report (text or JSON) and write ``report_path``; the exit code."""
-    out = out or Console(highlight=False, soft_wrap=True)
+    if out is None:
+        out = Console(highlight=False, soft_wrap=True)
+        if not out.is_terminal:  # a pipe or a file: room for the ten columns of the table
+            out = Console(highlight=False, soft_wrap=True, width=132)
     err = err or Console(highlight=False, soft_wrap=True, stderr=True)
     if report_path is not None and report.REPORT_FORMATS.get(_suffix(report_path)) is None:
         err.print(f"error: --report {report_path}: the extension picks the format: .md, .json or .html",

@@ -30,8 +30,7 @@ def render(data: Mapping[str, Any], console: Console) -> None:
             column.justify = "right"
     for row in data["requests"]:
         table.add_row(*(escape(c) for c in request_cells(data, row)), style="dim" if row["warmup"] else None)
-    # Ten columns need more than a pipe's default 80: never fold a number.
-    console.print(table, width=max(console.width, 120))
+    console.print(table)
     for version, line, why in version_lines(data):
         console.print(f"[bold]{escape(version)}[/bold]: {escape(line)}")
         for reason in why:
