@@ -14,7 +14,7 @@ VERSIONS = ("as-is", "fixed")
 def money(value: float | None) -> str:
     if value is None:
         return "–"
-    if abs(value) >= 1:
+    if value == 0 or abs(value) >= 1:
         return f"${value:,.2f}"
     if abs(value) >= 0.01:
         return f"${value:.4f}"
