@@ -300,6 +300,58 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
     replay_text.render(result, Console(highlight=False, soft_wrap=True))
 
 
+@main.command("probe")
+@click.argument("path")
+@click.option("--provider", required=True, help="openai (also OpenAI-compatible servers with --base-url) or anthropic.")
+@click.option("--model", help="Model to probe (default: gpt-4.1-mini / claude-sonnet-5; a body's own model).")
+@click.option("--base-url", help="API base URL for the SDK (OpenAI: ending in /v1; Anthropic: the server root).")
+@click.option("--api", type=click.Choice(["chat", "responses"]), default="chat", show_default=True,
+              help="OpenAI API to call.")
+@click.option("--compatible", type=click.Choice(["vllm", "sglang", "deepseek", "gemini", "xai", "fireworks"]),
+              help="The OpenAI-compatible server behind --base-url: picks the cache model and prices.")
+@click.option("--vars", "vars_file", type=click.Path(dir_okay=False),
+              help="JSON or YAML list of objects, one value set per variant (the first is the warm-up).")
+@click.option("--variants", type=int, default=4, show_default=True, help="Measured variants per version.")
+@click.option("--no-warmup", is_flag=True, help="Send no warm-up request; the first variant is measured cold.")
+@click.option("--compare-fix", is_flag=True, help="Also probe the prompt as `promptlint fix` would rewrite it.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --compare-fix: the fix with unsafe rewrites.")
+@click.option("--breakpoint", "breakpoint_", type=click.Choice(["stable", "auto"]), default="stable",
+              show_default=True, help="Anthropic: cache_control at the end of the stable prefix, or the automatic marker.")
+@click.option("--ttl", type=click.Choice(["5m", "1h"]), default="5m", show_default=True, help="Anthropic cache TTL.")
+@click.option("--calls-per-day", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Calls a day, for the saving in $ a month.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help="Also write the report: .md, .json or .html (self-contained).")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--dry-run", is_flag=True, help="Print the requests, their tokens and the estimated price; send nothing.")
+@click.option("--budget", type=click.FloatRange(min=0), default=0.50, show_default=True,
+              help="Refuse to send when the estimate (USD) exceeds this.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds per request.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=2, show_default=True,
+              help="The SDK's retries for 429, 5xx and connection errors.")
+@click.option("--max-output-tokens", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Output tokens per request (Responses: at least 16).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Use this promptlint.toml or pyproject.toml.")
+@click.option("--syntax", type=click.Choice(SYNTAXES), help="Read the file as this syntax.")
+def probe_command(path: str, provider: str, model: str | None, base_url: str | None, api: str, compatible: str | None,
+                  vars_file: str | None, variants: int, no_warmup: bool, compare_fix: bool, unsafe_fixes: bool,
+                  breakpoint_: str, ttl: str, calls_per_day: int, report_path: str | None, output_format: str,
+                  dry_run: bool, budget: float, timeout: float, max_retries: int, max_output_tokens: int,
+                  config_file: str | None, syntax: str | None) -> None:
+    """Measure cached-token hits on the provider's own API, as is and after the fix."""
+    from promptlint.probe import command
+    from promptlint.probe.adapters import Options
+    from promptlint.probe.runner import Settings
+
+    options = Options(model=model, base_url=base_url, api=api, compatible=compatible, timeout=timeout,
+                      max_retries=max_retries, max_output_tokens=max_output_tokens, breakpoint=breakpoint_, ttl=ttl)
+    settings = Settings(path=path, provider=provider.strip().lower(), options=options, variants=variants,
+                        warmup=not no_warmup, vars_file=vars_file, compare_fix=compare_fix, unsafe=unsafe_fixes,
+                        config_file=config_file, syntax=syntax, budget_usd=budget, calls_per_day=calls_per_day)
+    sys.exit(command.main(settings, output_format=output_format, report_path=report_path, dry_run=dry_run))
+
+
 @main.command("rules")
 @click.argument("code", required=False)
 def rules_command(code: str | None) -> None:
