@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml
 # The demo exits 0 when it ran: findings (exit 1) are the point of it.
 demo: $(STAMP)
 	$(BIN)/promptlint check fixtures/agents/ || [ $$? -eq 1 ]
+	$(BIN)/promptlint probe fixtures/agents/templates/system.j2 --provider local --model tiny --block-size 1 --compare-fix
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -302,7 +302,8 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
 
 @main.command("probe")
 @click.argument("path")
-@click.option("--provider", required=True, help="openai (also OpenAI-compatible servers with --base-url) or anthropic.")
+@click.option("--provider", required=True,
+              help="openai (also OpenAI-compatible servers with --base-url), anthropic, or local (a real KV cache).")
 @click.option("--model", help="Model to probe (default: gpt-4.1-mini / claude-sonnet-5; a body's own model).")
 @click.option("--base-url", help="API base URL for the SDK (OpenAI: ending in /v1; Anthropic: the server root).")
 @click.option("--api", type=click.Choice(["chat", "responses"]), default="chat", show_default=True,
@@ -334,18 +335,31 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
               help="Output tokens per request (Responses: at least 16).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Use this promptlint.toml or pyproject.toml.")
 @click.option("--syntax", type=click.Choice(SYNTAXES), help="Read the file as this syntax.")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
+              help="local: where the model runs.")
+@click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default="float32", show_default=True,
+              help="local: the model's dtype (float32 proves reuse exact).")
+@click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True,
+              help="local: reuse granularity in tokens (16 as vLLM; 1 reuses every token).")
+@click.option("--kv-budget", help="local: the prefix store's size (2GB, 512MiB; default unbounded).")
+@click.option("--verify/--no-verify", default=True, show_default=True,
+              help="local: compare every request's logits with a full recompute.")
+@click.option("--price-as", help="local: price the counts as this provider's model, e.g. openai:gpt-4.1.")
 def probe_command(path: str, provider: str, model: str | None, base_url: str | None, api: str, compatible: str | None,
                   vars_file: str | None, variants: int, no_warmup: bool, compare_fix: bool, unsafe_fixes: bool,
                   breakpoint_: str, ttl: str, calls_per_day: int, report_path: str | None, output_format: str,
                   dry_run: bool, budget: float, timeout: float, max_retries: int, max_output_tokens: int,
-                  config_file: str | None, syntax: str | None) -> None:
+                  config_file: str | None, syntax: str | None, device: str, dtype: str, block_size: int,
+                  kv_budget: str | None, verify: bool, price_as: str | None) -> None:
     """Measure cached-token hits on the provider's own API, as is and after the fix."""
     from promptlint.probe import command
     from promptlint.probe.adapters import Options
     from promptlint.probe.runner import Settings
 
     options = Options(model=model, base_url=base_url, api=api, compatible=compatible, timeout=timeout,
-                      max_retries=max_retries, max_output_tokens=max_output_tokens, breakpoint=breakpoint_, ttl=ttl)
+                      max_retries=max_retries, max_output_tokens=max_output_tokens, breakpoint=breakpoint_, ttl=ttl,
+                      device=device, dtype=dtype, block_size=block_size, kv_budget=kv_budget, verify=verify,
+                      price_as=price_as)
     settings = Settings(path=path, provider=provider.strip().lower(), options=options, variants=variants,
                         warmup=not no_warmup, vars_file=vars_file, compare_fix=compare_fix, unsafe=unsafe_fixes,
                         config_file=config_file, syntax=syntax, budget_usd=budget, calls_per_day=calls_per_day)

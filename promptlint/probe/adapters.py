@@ -31,6 +31,7 @@ USER_MESSAGE = "Reply with OK."
 ADAPTERS: dict[str, str] = {
     "openai": "promptlint.probe.openai_api:OpenAIAdapter",
     "anthropic": "promptlint.probe.anthropic_api:AnthropicAdapter",
+    "local": "promptlint.probe.local_api:LocalAdapter",
 }
 
 
@@ -57,6 +58,13 @@ class Options:
     breakpoint: str = "stable"
     ttl: str = "5m"
     run_id: str = "run"
+    # The local KV backend (--provider local).
+    device: str = "auto"
+    dtype: str = "float32"
+    block_size: int = 16
+    kv_budget: str | None = None
+    verify: bool = True
+    price_as: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +124,13 @@ class Adapter:
 
     def close(self) -> None:
         """Release the client."""
+
+    #: Whether requests cost money (a budget applies); the local backend's do not.
+    billed = True
+
+    def price_target(self) -> tuple[str, str]:
+        """(provider, model) whose list prices the report uses."""
+        return self.cache_provider, self.model
 
     def predict(self, bodies: Sequence[Mapping[str, Any]], times: Sequence[float],
                 overrides: Mapping[str, Any] | None = None) -> list[models.Predicted]:

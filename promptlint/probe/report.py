@@ -44,6 +44,10 @@ def _input_cost(row: Row, prices: models.Prices | None, measured: bool) -> float
     return prices.cost(cached=p.read, write=p.write, write_1h=p.write_1h, uncached=p.uncached)
 
 
+_LOCAL_FIELDS = ("verified", "max_logit_diff", "prefill_s", "prefill_full_s", "recomputed_tokens",
+                 "kv_bytes_per_token", "prefix_bytes")
+
+
 def request_json(row: Row) -> dict[str, Any]:
     u, p = row.usage, row.predicted
     return {
@@ -62,6 +66,8 @@ def request_json(row: Row) -> dict[str, Any]:
         "predicted_input_tokens": p.total if p else None,
         "predicted_cache_write_tokens": p.write if p else None,
         "cached_field_missing": u.details_missing if u else None,
+        # The local KV backend's proof and timings (absent for provider APIs).
+        **{key: u.raw[key] for key in _LOCAL_FIELDS if u is not None and key in u.raw},
     }
 
 

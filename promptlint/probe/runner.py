@@ -122,7 +122,7 @@ def plan(settings: Settings) -> Run:
     notes = list(prompt.notes) + list(adapter.notes) + list(facts.notes) + _below_minimum(prompt, facts, adapter)
     prices: models.Prices | None = None
     try:
-        prices = models.prices(adapter.cache_provider, adapter.model, config_prices)
+        prices = models.prices(*adapter.price_target(), config_prices)
     except (LookupError, ValueError) as exc:
         notes.append(f"no price: {exc}")
     else:
@@ -163,7 +163,7 @@ def estimate(run: Run) -> float | None:
 
 def check_budget(run: Run) -> None:
     """BudgetError when the estimate exceeds the budget (before any request)."""
-    if run.estimate_usd is not None and run.estimate_usd > run.budget_usd:
+    if run.adapter.billed and run.estimate_usd is not None and run.estimate_usd > run.budget_usd:
         tokens = sum(r.predicted.total if r.predicted else 0 for r in run.rows)
         raise BudgetError(
             f"refusing to send: the estimate ${run.estimate_usd:.4f} for {len(run.rows)} requests "
