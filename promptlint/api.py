@@ -368,7 +368,29 @@ def check_paths(
         note = tokens.unknown_model_note(model)
         if note is not None:
             report.warnings.append(note)
+    _context_window_warnings(project, report)
     return report
+
+
+# Prompts shorter than any model's context window are not looked up (the price data is
+# large to load).
+_SMALLEST_LARGE_PROMPT = 100_000
+
+
+def _context_window_warnings(project: Project, report: Report) -> None:
+    """A prompt over its model's context window cannot be sent at all: say so."""
+    for checked in project.files:
+        result = checked.result
+        if result is None or (result.tokens or 0) < _SMALLEST_LARGE_PROMPT:
+            continue
+        from promptlint.providers.pricing import context_window
+
+        provider = checked.config.provider or "openai"
+        model = checked.config.model or checked.config.target_model
+        window = context_window(provider, model)
+        if window is not None and (result.tokens or 0) > window:
+            report.warnings.append(f"{checked.path}: {result.tokens:,} tokens, over the {window:,}-token context "
+                                   f"window of {model}: the provider will refuse it")
 
 
 _Checked = tuple[str, "FileResult | str", "CheckedFile | None"]

@@ -221,3 +221,18 @@ def prices_for(
         notes=tuple(notes),
         **resolved,
     )
+
+
+def context_window(provider: str, model: str) -> int | None:
+    """The model's context window in tokens, from the same price data (None if unknown)."""
+    known = registry.find(provider)
+    if known is None or known.genai_prices_id is None:
+        return None
+    from genai_prices import data_snapshot
+
+    try:
+        _, model_info = data_snapshot.get_snapshot().find_provider_model(model, None, known.genai_prices_id, None)
+    except LookupError:
+        return None
+    window = getattr(model_info, "context_window", None)
+    return window if isinstance(window, int) and window > 0 else None

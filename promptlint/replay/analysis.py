@@ -58,6 +58,17 @@ def _cacheable(prepared: Prepared, provider: str) -> int:
     return len(prepared.ids)
 
 
+def _readable(tokens: int, facts: Any) -> int:
+    """What a provider could read of a ``tokens``-long identical prefix: nothing below its
+    minimum, and whole increments of its granularity. A break below the minimum costs nothing:
+    the request could never have been cached."""
+    minimum = facts.min_cacheable_tokens or 0
+    if tokens < minimum:
+        return 0
+    step = max(1, facts.granularity or 1)
+    return tokens - (tokens - minimum) % step if minimum else tokens - tokens % step
+
+
 def replay(
     entries: Sequence[LogEntry],
     *,
@@ -136,7 +147,7 @@ def replay(
         lost = 0
         if found is not None:
             previous = prepared[before]  # type: ignore[index]
-            potential = min(_cacheable(item, provider), len(previous.ids))
+            potential = _readable(min(_cacheable(item, provider), len(previous.ids)), facts)
             lost = max(0, potential - max(found["token_offset"], predicted))
             found["tokens_lost"] = lost
             lost_tokens[found["cause"]] = lost_tokens.get(found["cause"], 0) + lost
@@ -176,6 +187,12 @@ def replay(
         else None
     )
     as_of = sorted({p.as_of for p in prices.values() if p.as_of})
+    below = [r for r, item in zip(rows, prepared, strict=True)
+             if r["tokens"] < (facts_by_model[item.model].min_cacheable_tokens or 0)]
+    if below:
+        minimum = min(facts_by_model[item.model].min_cacheable_tokens for item in prepared)
+        notes.append(f"{len(below)} of {len(rows)} request(s) are below the {minimum:,}-token minimum: they could "
+                     "never be cached, whatever their content, and cost nothing lost")
     if not exact:
         notes.append("token counts are ≈: o200k_base is not Claude's tokenizer")
     notes.append(f"predicted and reported counts may differ by the provider's granularity or {TOKEN_SLACK:.0%}"
