@@ -122,7 +122,7 @@ def fix_paths(
     provider: str | None = None,
 ) -> FixReport:
     """Fix files and folders (folders are walked as ``promptlint check`` walks them)."""
-    from promptlint.api import collect
+    from promptlint.targets import collect
 
     report = FixReport()
     files, explicit, report.errors = collect(paths, config_file)

@@ -286,7 +286,11 @@ class _Part:
 def _workspace(path: str, sets: list[Any], warm: list[bool], vars_file: str | None, compare_fix: bool,
                unsafe: bool, config_file: str | None) -> Prompt:
     from promptlint import config as config_mod
-    from promptlint.rules.assembly_order import CONVENTION, _expand, _volatility
+    from promptlint.rules.assembly_order import (  # type: ignore[import-not-found]  # mapped from rules/
+        CONVENTION,
+        _expand,
+        _volatility,
+    )
 
     base = Path(path).resolve()
     if config_file is not None:

@@ -217,7 +217,7 @@ def load_vars(path: str) -> list[dict[str, Any]]:
         raise VariantError(f"--vars {path}: not UTF-8 text") from None
     if path.endswith((".yaml", ".yml")):
         try:
-            import yaml
+            import yaml  # type: ignore[import-untyped]
         except ImportError:
             raise VariantError(f"--vars {path}: YAML needs PyYAML (pip install pyyaml), or give JSON") from None
         try:
