@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from promptlint import requestbody
+from promptlint.requestbody.rules import finding_at, on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Span
 from promptlint.providers import anthropic
 
 CODE = "PC205"
@@ -39,10 +39,8 @@ SUMMARY = "cache_control breakpoint whose prefix is below the model's minimum ca
 FIX = None
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requestbody.load_cached(ctx.template.source)
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
     for view in requestbody.views(request_file, ctx.analysis.encoding):
         if view.request.kind != requestbody.ANTHROPIC:
             continue
@@ -53,10 +51,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             prefix = view.ends[index]
             if prefix >= minimum:
                 continue
-            yield ctx.finding(
-                CODE,
-                NAME,
-                Span(*request_file.span(marker.path)),
+            yield finding_at(
+                ctx, CODE, NAME, request_file, marker.path,
                 severity="warning",
                 message=(
                     f"the prefix up to this breakpoint is ≈{prefix:,} tokens, below the {minimum:,}-token minimum "

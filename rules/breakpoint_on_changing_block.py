@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from promptlint import requestbody
+from promptlint.requestbody.rules import finding_at, on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Span
 
 CODE = "PC202"
 NAME = "breakpoint-on-changing-block"
@@ -40,10 +40,8 @@ SUMMARY = "cache_control breakpoint on a block that changes every call (writes, 
 FIX = None
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requestbody.load_cached(ctx.template.source)
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
     views = requestbody.views(request_file, ctx.analysis.encoding)
     texts = [v.request.text for v in views]
     for number, view in enumerate(views):
@@ -61,10 +59,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 if changing
                 else f"no later request in this file repeats the prefix up to it (request {number})"
             )
-            yield ctx.finding(
-                CODE,
-                NAME,
-                Span(*request_file.span(marker.path)),
+            yield finding_at(
+                ctx, CODE, NAME, request_file, marker.path,
                 severity="error",
                 message=(
                     f"this breakpoint ({requestbody.format_path(marker.path)}) writes ≈{view.ends[index]:,} tokens "

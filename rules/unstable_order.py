@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from promptlint import requestbody
+from promptlint.requestbody.rules import on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -59,10 +60,8 @@ def _schemas(body: Any) -> list[tuple[tuple[str | int, ...], Any]]:
     return found
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requestbody.load_cached(ctx.template.source)
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
     bodies = _bodies(request_file.value)
     for base, body in bodies[-1:]:
         names = list(requestbody.iter_tool_names(body))

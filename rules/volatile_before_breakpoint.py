@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from promptlint import requestbody
+from promptlint.requestbody.rules import on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -47,10 +48,8 @@ SUMMARY = "Per-request value before a cache_control breakpoint"
 FIX = None
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requestbody.load_cached(ctx.template.source)
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
     for view in requestbody.views(request_file, ctx.analysis.encoding):
         markers = view.request.markers()
         if not markers:

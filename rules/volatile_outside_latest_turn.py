@@ -31,6 +31,7 @@ import itertools
 from collections.abc import Iterator
 
 from promptlint import requestbody
+from promptlint.requestbody.rules import finding_at, on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -44,10 +45,8 @@ FIX = None
 _PREFIX_SECTIONS = requestbody.PREFIX_SECTIONS
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requestbody.load_cached(ctx.template.source)
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
     views = requestbody.views(request_file, ctx.analysis.encoding)
     for view in views:
         markers = view.request.markers()
@@ -88,10 +87,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             before = old.get(chunk.path[1:])
             if before is None or before.body == chunk.body:
                 continue
-            yield ctx.finding(
-                CODE,
-                NAME,
-                Span(*request_file.span(chunk.path)),
+            yield finding_at(
+                ctx, CODE, NAME, request_file, chunk.path,
                 severity="error",
                 message=(
                     f"{requestbody.format_path(chunk.path[1:])} differs from request {previous.request.index}: "

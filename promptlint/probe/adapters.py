@@ -123,7 +123,11 @@ class Adapter:
         raise NotImplementedError
 
     def close(self) -> None:
-        """Release the client."""
+        """Release the SDK client, if :meth:`connect` made one."""
+        client = getattr(self, "_client", None)
+        if client is not None:
+            client.close()
+            self._client = None
 
     #: Whether requests cost money (a budget applies); the local backend's do not.
     billed = True

@@ -91,11 +91,6 @@ class AnthropicAdapter(Adapter):
                                            base_url=self.options.base_url or None,
                                            timeout=self.options.timeout, max_retries=self.options.max_retries)
 
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-
     def send(self, body: Mapping[str, Any]) -> Usage:
         assert self._client is not None, "connect() first"
         try:

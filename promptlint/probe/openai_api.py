@@ -126,11 +126,6 @@ class OpenAIAdapter(Adapter):
         self._client = openai.OpenAI(api_key=key, base_url=self.options.base_url or None,
                                      timeout=self.options.timeout, max_retries=self.options.max_retries)
 
-    def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
-
     def send(self, body: Mapping[str, Any]) -> Usage:
         assert self._client is not None, "connect() first"
         try:
