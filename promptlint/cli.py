@@ -196,7 +196,7 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
         from promptlint.reporters import sarif
 
         click.echo(sarif.render(report, rules(), _source_lines({f.path for f in report.findings}),
-                                version=version("promptlint-cache")))
+                                version=version("promptlint-cache"), fixed_sources=_fixed_sources(report)))
     else:
         from rich.console import Console
 
@@ -204,6 +204,24 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
 
         sources = _source_lines({f.path for f in report.findings})
         text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=show_frames)
+
+
+def _fixed_sources(report: object) -> dict[str, tuple[str, str]]:
+    """(text, fixed text) of each file with a fixable finding, planned in memory (SARIF fixes)."""
+    from promptlint.core.findings import Report
+
+    assert isinstance(report, Report)
+    paths = sorted({f.path for f in report.findings if f.fixable})
+    if not paths:
+        return {}
+    from promptlint.fix import fix_file
+
+    fixed = {}
+    for path in paths:
+        result = fix_file(path, write=False)
+        if result.changed and result.old_source is not None and result.new_source is not None:
+            fixed[path] = (result.old_source, result.new_source)
+    return fixed
 
 
 def _provider_or_exit(provider: str) -> str:

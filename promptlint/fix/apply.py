@@ -23,6 +23,9 @@ class FixResult:
     changed: bool = False
     written: bool = False
     diff: str = ""
+    # The file's text and the text the fix writes (or would write), when it changes.
+    old_source: str | None = None
+    new_source: str | None = None
     stable_before: int = 0
     stable_after: int = 0
     tokens_before: int = 0
@@ -93,6 +96,7 @@ def fix_file(
     if not plan.changed:
         return result
     result.diff = unified_diff(path, template.source, plan.new_source)
+    result.old_source, result.new_source = template.source, plan.new_source
     if write:
         data = (b"\xef\xbb\xbf" if template.has_bom else b"") + plan.new_source.encode("utf-8")
         _write(result, path, data, original_bytes, shown=path)
