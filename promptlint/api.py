@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -23,7 +22,7 @@ from promptlint.discovery import prompt_files
 from promptlint.core.findings import FileResult, Finding, Report
 from promptlint.core.ir import Tag, Template
 from promptlint.loaders import FileTooLarge, LoadError, load_file, load_text
-from promptlint.project import CheckedFile, Project, include_problem, include_resolver
+from promptlint.project import CheckedFile, Project, extends_resolver, include_problem, include_resolver
 from promptlint.registry import rules
 
 
@@ -37,18 +36,25 @@ def config_for_file(path: str, explicit: Config | None, project: Project | None 
     """The configuration one file is checked or fixed with: its own (or ``--config``'s),
     command-line options applied, and how volatile the files it includes are."""
     config = _config_for(path, explicit).with_options(**options)
-    return replace(config, includes=include_resolver(path, config, project or Project()))
+    project = project or Project()
+    return replace(config, includes=include_resolver(path, config, project),
+                   extends=extends_resolver(path, config, project))
 
 
 def _syntax_for(path: str, config: Config, syntax: str | None) -> str | None:
+    return _syntax_source(path, config, syntax)[0]
+
+
+def _syntax_source(path: str, config: Config, syntax: str | None) -> tuple[str | None, str | None]:
+    """The syntax ``--syntax`` or a config glob sets for a file, and which of them set it;
+    (None, None) when the file's name and content decide."""
     if syntax:
-        return syntax
+        return syntax, f"--syntax {syntax}"
     if config.path is not None:
-        rel = os.path.relpath(os.path.abspath(path), config.path.parent)
-        for pattern, value in config.syntax.items():
-            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
-                return value
-    return None
+        pattern = config_mod.matching_glob(path, config.path.parent, config.syntax)
+        if pattern is not None:
+            return config.syntax[pattern], f"config [syntax] {pattern!r} in {config.path.name}"
+    return None, None
 
 
 def check_template(template: Template, config: Config | None = None, model: str | None = None) -> FileResult:
@@ -66,6 +72,8 @@ def _check_template(template: Template, config: Config, model: str | None = None
         tokens=analysis.tokens,
         stable_prefix_tokens=analysis.stable_prefix_tokens,
     )
+    if template.syntax_evidence:
+        result.extra["syntax_evidence"] = template.syntax_evidence
     ctx = RuleContext(template.path, template, analysis, config)
     suppressions = suppress.parse(template.source)
     for rule in rules():
@@ -90,7 +98,7 @@ def check_text(text: str, path: str = "<string>", syntax: str | None = None, con
     """Check prompt text that is not on disk (an agent framework's own tests)."""
     config = config or Config()
     try:
-        template = load_text(path, text, syntax or _syntax_for(path, config, None))
+        template = load_text(path, text, *_syntax_source(path, config, syntax))
     except LoadError as exc:
         return FileResult(path=path, error=_describe(exc))
     return check_template(template, config)
@@ -118,7 +126,8 @@ def _check_file(
 ) -> tuple[FileResult, CheckedFile | None]:
     try:
         config = config_for_file(path, config, project, **options)
-        template = load_file(path, _syntax_for(path, config, syntax), config.max_file_size)
+        chosen, evidence = _syntax_source(path, config, syntax)
+        template = load_file(path, chosen, config.max_file_size, evidence)
         checked = _check_template(template, config)
     except ConfigError as exc:
         return FileResult(path=path, error=str(exc)), None
@@ -217,7 +226,7 @@ def _check_project(project: Project, report: Report) -> None:
     by_path = {r.path: r for r in report.files}
     for checked in project.files:
         for tag in checked.template.walk():
-            if isinstance(tag, Tag) and tag.tag in ("include", "partial"):
+            if isinstance(tag, Tag) and tag.tag in ("include", "partial", "extends"):
                 problem = include_problem(checked, tag)
                 if problem is not None:
                     where = checked.template.position(tag.span.start)

@@ -60,8 +60,10 @@ class Config:
     prices: dict[str, Any] = field(default_factory=dict)
     # 1-based line of each top-level key in the file, for findings about config.
     key_lines: dict[str, int] = field(default_factory=dict)
-    # Set per checked file (not a config key): how volatile the files it includes are.
+    # Set per checked file (not config keys): how volatile the files it includes are, and
+    # the template an `{% extends %}` names.
     includes: Callable[[Any], Any] | None = None
+    extends: Callable[[Any, str], Any] | None = None
 
     @property
     def target_model(self) -> str:
@@ -70,7 +72,8 @@ class Config:
 
     @property
     def overrides(self) -> Overrides:
-        return Overrides(stable=frozenset(self.stable), volatile=self.volatile, includes=self.includes)
+        return Overrides(stable=frozenset(self.stable), volatile=self.volatile, includes=self.includes,
+                         extends=self.extends)
 
     def rule_enabled(self, code: str) -> bool:
         def matches(patterns: tuple[str, ...]) -> bool:
@@ -89,7 +92,7 @@ class Config:
         return replace(self, **{k: v for k, v in options.items() if v is not None})
 
 
-_KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes"}
+_KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends"}
 _ASSEMBLY_KEYS = {"order", "files", "root", "volatile", "stable"}
 
 
@@ -197,6 +200,19 @@ def _parse_volatile(path: Path, value: Any) -> dict[str, tuple[str, str]]:
             raise ConfigError(f"{path}: `volatile.{name}`: unknown frequency {frequency!r}")
         result[name] = (kind, frequency)
     return result
+
+
+def matching_glob(path: str, base: Path, globs: Any) -> str | None:
+    """The first glob of a ``{glob: value}`` table (``[syntax]``, ``[role]``) that a file
+    matches, relative to the config's folder or by its base name; None when none does."""
+    import fnmatch
+    import os
+
+    rel = os.path.relpath(os.path.abspath(path), base)
+    for pattern in globs:
+        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
+            return str(pattern)
+    return None
 
 
 def _key_lines(text: str, prefix: str) -> dict[str, int]:
