@@ -27,6 +27,7 @@ from functools import lru_cache
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
+from promptlint.core import literals
 from promptlint.core import tokens as tokens_mod
 
 JsonPath = tuple[str | int, ...]
@@ -558,6 +559,13 @@ def volatile_values(text: str) -> list[VolatileValue]:
         label = match.group("label").lower()
         name = "session_id" if label in _PER_SESSION_IDS else "request_id"
         found.append(VolatileValue(match.start("value"), match.end("value"), "id", name))
+    # Rendered for one request or user (core/literals.py): "Generated … at 07:12:44Z", a
+    # signed-in user's name and e-mail.
+    for value in literals.scan(text):
+        if value.kind == "identity":
+            found.append(VolatileValue(value.start, value.end, "identity", "signed_in_user"))
+        else:
+            found.append(VolatileValue(value.start, value.end, "timestamp", "current_time", _precision(text[value.start : value.end])))
     found.sort(key=lambda v: (v.start, -(v.end - v.start)))
     kept: list[VolatileValue] = []
     for value in found:
@@ -647,7 +655,7 @@ class PlacedValue:
 
     @property
     def per_request(self) -> bool:
-        return self.value.label != "session_id"
+        return self.value.label not in ("session_id", "signed_in_user")
 
 
 @dataclass
