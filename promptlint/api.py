@@ -62,6 +62,16 @@ def check_template(template: Template, config: Config | None = None, model: str 
     return _check_template(template, config or Config(), model).result or FileResult(template.path)
 
 
+# Rules that judge a value by the stable text after it in the prompt: none applies to the
+# latest user turn, after which nothing is cached (a clock there costs nothing).
+_POSITION_RULES = frozenset({"PC101", "PC102", "PC103", "PC105", "PC107"})
+
+
+def _set_role(template: Template, config: Config) -> Template:
+    template.role, template.role_evidence = config_mod.role_for(template.path, config)
+    return template
+
+
 def _check_template(template: Template, config: Config, model: str | None = None) -> CheckedFile:
     encoding = tokens.encoding_name_for_model(model or config.target_model)
     analysis = analyze(template, encoding, config.overrides)
@@ -74,9 +84,14 @@ def _check_template(template: Template, config: Config, model: str | None = None
     )
     if template.syntax_evidence:
         result.extra["syntax_evidence"] = template.syntax_evidence
+    if template.role != "system":
+        result.extra["role"] = template.role
+        result.extra["role_evidence"] = template.role_evidence
     ctx = RuleContext(template.path, template, analysis, config)
     suppressions = suppress.parse(template.source)
     for rule in rules():
+        if template.role == "user" and rule.CODE in _POSITION_RULES:
+            continue
         if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
             result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
     result.findings.sort(key=lambda f: f.sort_key)
@@ -98,7 +113,7 @@ def check_text(text: str, path: str = "<string>", syntax: str | None = None, con
     """Check prompt text that is not on disk (an agent framework's own tests)."""
     config = config or Config()
     try:
-        template = load_text(path, text, *_syntax_source(path, config, syntax))
+        template = _set_role(load_text(path, text, *_syntax_source(path, config, syntax)), config)
     except LoadError as exc:
         return FileResult(path=path, error=_describe(exc))
     return check_template(template, config)
@@ -127,7 +142,7 @@ def _check_file(
     try:
         config = config_for_file(path, config, project, **options)
         chosen, evidence = _syntax_source(path, config, syntax)
-        template = load_file(path, chosen, config.max_file_size, evidence)
+        template = _set_role(load_file(path, chosen, config.max_file_size, evidence), config)
         checked = _check_template(template, config)
     except ConfigError as exc:
         return FileResult(path=path, error=str(exc)), None

@@ -182,6 +182,10 @@ class Template:
     # What decided `syntax` (the extension, `--syntax`, config, or the placeholders found in
     # the content), said in the JSON output and, when the content decided, in the text output.
     syntax_evidence: str | None = None
+    # The message the rendered text is sent in: "system" (or "developer"), which the chat
+    # history follows, or "user" (the latest user turn: nothing after it is cached).
+    role: str = "system"
+    role_evidence: str | None = None
     lines: LineIndex = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

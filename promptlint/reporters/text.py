@@ -87,6 +87,9 @@ def _summary(result: FileResult) -> Text:
         what = DESCRIPTIONS.get(result.syntax or "", result.syntax or "")
         line.append(f"\n    read as {what}, {evidence}; override with --syntax or [syntax] in config",
                     style="dim")
+    if result.extra.get("role") == "user":
+        line.append(f"\n    read as the latest user turn ({result.extra.get('role_evidence')}): nothing after it is "
+                    "cached, so its volatile values cost nothing; set [role] in config if it is not", style="dim")
     extra = result.extra.get("cache")
     if isinstance(extra, dict) and extra.get("summary"):
         line.append(f"\n    {extra['summary']}", style="dim")
