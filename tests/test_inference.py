@@ -42,6 +42,9 @@ RULES = "\n".join(
         ("math.md", "Fractions as $\\frac{a}{b}$, indices as $x_{i}$, sets as $\\{1, 2\\}$.\n", "markdown"),
         ("setup.md", "Run:\n\n```sh\nexport PATH=\"${HOME}/bin:${PATH}\"\n```\n", "markdown"),
         ("docs.md", "A template looks like:\n\n```\nHello {{name}}, today is {{date}}\n```\n", "markdown"),
+        # a prompt about templates: placeholders in code spans are examples, unless UPPER_CASE
+        ("guide.md", "Use `${variable}` syntax in templates, like `${name}` or `{{user}}`.\n", "markdown"),
+        ("retro.txt", "Started: `${SESSION_START}`\n", "dollar"),
         # unbalanced braces cannot be a format template
         ("code.txt", "Write `if (x) {` on one line and {close} it with {brace later\n", "markdown"),
     ],

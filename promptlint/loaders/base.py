@@ -93,6 +93,7 @@ def _explained(before: str, after: str) -> bool:
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
+_UPPER_PLACEHOLDER = re.compile(r"(?:\{\{\{?|\$\{)\s*[A-Z][A-Z0-9_]*\s*\}")
 
 # How each inferred syntax is named in messages.
 DESCRIPTIONS = {
@@ -195,6 +196,9 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         what = f"{len(statements)} `{{% … %}}` statement(s)" if statements else "`{# … #}` comments"
         return Inference("jinja", f"inferred from content: {what}", True)
     body = _outside_fences(text)
+    # In a code span only an UPPER_CASE placeholder is evidence (`{{CURRENT_DATETIME}}` is
+    # replaced in code); "use `${name}` in your templates" is a prompt about templates.
+    body = _CODE_SPAN.sub(lambda m: m.group() if _UPPER_PLACEHOLDER.search(m.group()) else " " * len(m.group()), body)
     if _MUSTACHE_SECTION.search(text):
         sections = re.findall(r"\{\{~?\s*[#^]\s*([\w.-]+)", text)
         what = _names([f"{{{{#{s}}}}}" for s in sections], "Mustache/Handlebars sections") if sections else (
