@@ -15,7 +15,9 @@ to the second under a label that says it is the time now or when the text was pr
 per-request value (*error* before 100+ stable tokens), and a signed-in user's name and
 e-mail ("You are helping Dana Whitfield (dana@…)") differs per user (*error* likewise).
 Everything else is low-confidence (the text may be a fixed example) and reported at
-*info* severity.
+*info* severity, and so is everything in a file that says at its top that it is a capture
+of one rendering (a gateway log, a trace dump, a snapshot saved for debugging): a record
+is not the text that is sent.
 
 Quiet on what only looks volatile: dates without a time of day (policy dates,
 knowledge-cutoff sentences), git SHAs, product numbers, a tenant's fixed UUID in a tool
@@ -105,6 +107,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             if template.position(text.span.start + r.start).line not in fenced
             and not _EXAMPLE.search(_line_at(source, r.start))
         ]
+        if _is_capture(template.source):
+            strong = []  # a record of one rendering, not the text that is sent: low confidence
         for value in strong:
             yield _rendered(ctx, text.span.start, source, value)
         offset = text.span.start
@@ -135,6 +139,19 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     confidence="low",
                 )
             offset += len(line)
+
+
+# A file that says, at its top, that it is a capture of one rendering (a gateway log, a
+# trace dump, a snapshot saved for debugging or by an eval harness) is a record, not the
+# prompt that is sent: its values stay low-confidence.
+_CAPTURE = re.compile(
+    r"(?i)\b(?:captured|capture of|snapshot|dump|saved by|recorded|for debugging|debug log|logged|log of)\b"
+)
+_HEADER_CHARS = 400
+
+
+def _is_capture(source: str) -> bool:
+    return bool(_CAPTURE.search(source[:_HEADER_CHARS]))
 
 
 def _line_at(text: str, offset: int) -> str:

@@ -179,3 +179,9 @@ def test_config_says_a_registered_list_changes_order() -> None:
     config = Config(volatile={"skills": ("tool-order", "per-session")})
     found = [f for f in check_text(text, path="p.j2", config=config).findings if f.rule == "PC102"]
     assert [f.severity for f in found] == ["error"]
+
+
+def test_a_registered_list_whose_name_says_it_is_loaded_is_an_error() -> None:
+    text = f"Booking tools:\n{{% for plugin in loaded_plugins %}}- {{{{ plugin.name }}}}\n{{% endfor %}}\n{LONG_RULES}"
+    found = [f for f in check_text(text, path="p.j2").findings if f.rule == "PC102"]
+    assert [f.severity for f in found] == ["error"] and "`loaded`" in found[0].message

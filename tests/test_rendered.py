@@ -103,3 +103,17 @@ def test_generated_at_in_a_request_body_before_a_breakpoint(tmp_path: Path) -> N
     path.write_text(json.dumps(body, indent=2))
     found = [(f.rule, f.kind, f.severity) for f in check_paths([str(path)]).findings if f.rule == "PC201"]
     assert found == [("PC201", "timestamp", "error")]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Rendered system prompt, captured from the gateway log for debugging.",
+        "=== captured system message (trace dump) ===",
+        "<!-- Snapshot of the rendered prompt, saved by the eval harness -->",
+    ],
+)
+def test_a_capture_of_one_rendering_stays_low_confidence(header: str) -> None:
+    text = f"{header}\nCurrent time: 2025-11-03T16:42:09Z\n" + LONG_RULES
+    found = [(f.severity, f.confidence) for f in check_text(text, path="captured.md").findings if f.rule == "PC105"]
+    assert found == [("info", "low")]

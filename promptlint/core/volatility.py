@@ -415,6 +415,9 @@ ORDER_CAN_CHANGE = re.compile(
 
 
 _MAPPING_CALLS = frozenset({"items", "values", "keys", "entries", "iteritems"})
+# Words in a list's own name that say it changes at run time (`loaded_plugins`).
+_CHANGING_WORDS = frozenset({"loaded", "discovered", "enabled", "active", "connected", "dynamic", "runtime",
+                             "installed", "mounted", "attached"})
 
 
 def order_can_change(vol: Volatility, nearby: str, expr: Expr | None = None) -> Volatility:
@@ -425,8 +428,12 @@ def order_can_change(vol: Volatility, nearby: str, expr: Expr | None = None) -> 
         return vol
     base = vol.evidence.split(":", 1)[0]
     mapping = _MAPPING_CALLS.intersection(c.lower() for c in expr.calls) if expr is not None else set()
+    said = [w for p in (expr.paths if expr is not None else ()) for part in p for w in words(part)
+            if w in _CHANGING_WORDS]
     if mapping:
         because = f"{base}, iterated as a mapping (`.{min(mapping)}()`) in whatever order it was filled"
+    elif said:
+        because = f"{base}, and its name says they change at run time (`{said[0]}`)"
     elif (found := ORDER_CAN_CHANGE.search(nearby)) is not None:
         because = f"{base}, and the prompt says they change at run time ({found.group().strip()!r} near the loop)"
     else:
