@@ -69,6 +69,7 @@ class Score:
     quiet_files: int = 0
     quiet_fp: int = 0
     quiet_fp_error: int = 0
+    quiet_fp_warning: int = 0
     quiet_files_flagged: int = 0
     pairs: list[tuple[Label, Reported]] = field(default_factory=list)
     missed: list[Label] = field(default_factory=list)
@@ -205,6 +206,7 @@ def score(
         quiet_files=len(quiet),
         quiet_fp=len(quiet_fp),
         quiet_fp_error=sum(1 for r in quiet_fp if r.severity == "error"),
+        quiet_fp_warning=sum(1 for r in quiet_fp if r.severity == "warning"),
         quiet_files_flagged=len({r.path for r in quiet_fp}),
         pairs=pairs,
         missed=missed,
@@ -255,11 +257,35 @@ def score_row(name: str, s: Score, with_kind: bool) -> list[object]:
         pct(s.kind_rate) if with_kind else "   n/a",
         pct(s.severity_rate),
         f"{s.quiet_fp} ({s.quiet_files_flagged}/{s.quiet_files} files)", s.quiet_fp_error,
+        s.quiet_fp_warning,
     ]
 
 
 SCORE_HEADERS = ["tool", "files", "labels", "reported", "matched", "recall", "precision",
-                 "kind ok", "sev ok", "FP on quiet", "error FP on quiet"]
+                 "kind ok", "sev ok", "FP on quiet", "error FP on quiet", "warning FP on quiet"]
+
+SYNTAX_HEADERS = ["syntax (as promptlint reads it)", "tool", "files", "labels", "matched", "recall",
+                  "kind ok", "sev ok", "quiet files", "errors on quiet", "warnings on quiet"]
+
+
+def syntax_groups(files: Sequence[str], syntaxes: dict[str, str]) -> dict[str, list[str]]:
+    """Corpus files by the syntax promptlint reads them as (`?` where it could not read one)."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for rel in files:
+        groups[syntaxes.get(rel) or "?"].append(rel)
+    return dict(sorted(groups.items()))
+
+
+def group_label(syntax: str, files: Sequence[str]) -> str:
+    """``mustache (.hbs 3, .md 2)``: the syntax and the extensions of its files."""
+    exts = Counter(Path(rel).suffix or "(none)" for rel in files)
+    return f"{syntax} ({', '.join(f'{ext} {n}' for ext, n in sorted(exts.items()))})"
+
+
+def syntax_row(label: str, tool: str, s: Score, with_kind: bool) -> list[object]:
+    return [label, tool, s.files, s.labels, s.matched, pct(s.recall),
+            pct(s.kind_rate) if with_kind else "   n/a", pct(s.severity_rate),
+            s.quiet_files, s.quiet_fp_error, s.quiet_fp_warning]
 
 
 # --------------------------------------------------------------------------- running
@@ -288,8 +314,11 @@ def _relative(path: str, corpus: Path, by_given: dict[str, str]) -> str:
         return path
 
 
-def run_promptlint(corpus: Path, files: Sequence[str]) -> tuple[list[Reported], list[str]] | None:
-    """promptlint's findings on the corpus (paths relative to it) and per-file errors."""
+def run_promptlint(
+    corpus: Path, files: Sequence[str]
+) -> tuple[list[Reported], list[str], dict[str, str]] | None:
+    """promptlint's findings on the corpus (paths relative to it), per-file errors, and the
+    syntax it read each file as."""
     try:
         from promptlint.api import check_paths  # type: ignore[import-not-found]
     except ImportError as exc:
@@ -315,7 +344,8 @@ def run_promptlint(corpus: Path, files: Sequence[str]) -> tuple[list[Reported], 
         f"{_relative(str(r.path), corpus, by_given)}: {r.error}"
         for r in getattr(report, "files", []) if getattr(r, "error", None)
     ]
-    return found, errors
+    syntaxes = {_relative(str(r.path), corpus, by_given): str(r.syntax or "?") for r in report.files}
+    return found, errors, syntaxes
 
 
 def run_peers(corpus: Path, files: Sequence[str]) -> dict[str, tuple[list[str], list[Reported]]]:
@@ -372,9 +402,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[list[object]] = []
     pl = run_promptlint(corpus, files)
     pl_found: list[Reported] = []
+    pl_syntaxes: dict[str, str] = {}
     main_score: Score | None = None
     if pl is not None:
-        pl_found, pl_errors = pl
+        pl_found, pl_errors, pl_syntaxes = pl
         main_score = score(labels, pl_found)
         rows.append(score_row("promptlint", main_score, with_kind=True))
         if pl_errors:
@@ -386,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, (accepted, found) in peer_results.items():
         if not accepted:
             rows.append([name, 0, "-", "-", "-", "   n/a", "   n/a", "   n/a", "   n/a",
-                         "accepts none of these files", "-"])
+                         "accepts none of these files", "-", "-"])
             continue
         rows.append(score_row(name, score(labels, found, accepted), with_kind=False))
         if pl is not None and set(accepted) != set(files):
@@ -403,11 +434,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print("nothing was run.")
 
+    if pl is not None:
+        groups = syntax_groups(files, pl_syntaxes)
+        syntax_rows: list[list[object]] = []
+        for syntax, members in groups.items():
+            label = group_label(syntax, members)
+            syntax_rows.append(syntax_row(label, "promptlint", score(labels, pl_found, members), True))
+            for name, (accepted, found) in peer_results.items():
+                mine = [rel for rel in members if rel in set(accepted)]
+                if mine:
+                    syntax_rows.append(syntax_row("", name, score(labels, found, mine), False))
+        print("\nper syntax (peers on the files of that syntax they accept):")
+        print_table(SYNTAX_HEADERS, syntax_rows)
+
     if main_score is not None:
         s = main_score
         print(f"\npromptlint: recall {pct(s.recall).strip()}, precision {pct(s.precision).strip()}, "
               f"{s.quiet_fp} false positive(s) on {s.quiet_files} quiet files "
-              f"({s.quiet_fp_error} at error level); reported {s.reported} "
+              f"({s.quiet_fp_error} error, {s.quiet_fp_warning} warning); reported {s.reported} "
               f"({s.reported_raw} before deduplication)")
         recall_by = Counter(lab.severity for lab, _ in s.pairs)
         print("recall by labelled severity: " + ", ".join(

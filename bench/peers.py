@@ -39,6 +39,18 @@ What each peer accepts, read from its source (the pinned versions below):
     most one finding per block (the first matching pattern in its list). It has no severity:
     reported as "warning". Template files are not accepted (None).
 
+``cachelint`` (Tryaii; ``tryaii[cachelint]`` 0.8.3, Python API ``tryaii.cachelint.analyze``)
+    A pre-flight analyzer of one prompt *as text*: 18 regex detectors (datetimes, epochs,
+    UUIDs, ``key=id`` pairs, unrendered ``{{...}}``/``{...}``/``${...}`` slots, ``<ALL_CAPS>``
+    placeholders, ISO/US/spelled-out dates, "today's date" phrases, clock times, hex ids).
+    It reads any text, templates included (an unrendered slot is one of its detectors), so it
+    accepts every prompt file except request JSON (whose bodies it would want as its own
+    ``{"prompt", "llm"}`` input). We pass the file as the ``system`` of one prompt through a
+    small driver in the peers venv and keep findings in the ``system`` section, turning
+    ``section_offset`` into a line. Severity: ``high`` -> error, ``medium`` -> warning,
+    ``low`` -> info (its own docs: low is advisory and does not cap the stable prefix).
+    It reports no kind.
+
 ``run_peer(name, path)`` returns the sorted 1-based lines a peer flags in one file, or None when
 it does not accept that kind of file (or is not installed). ``peer_findings`` returns
 ``(line, severity)`` pairs with severities normalised to error/warning/info.
@@ -62,7 +74,11 @@ PEER_REQUIREMENTS: dict[str, str] = {
     "promptcachelint": "promptcachelint==0.1.0",
     "cachedrift": "cachedrift==0.1.0",
     "prefixguard": "prefixguard==0.2.1",
+    # Tryaii's cachelint ships inside the `tryaii` distribution, as the `cachelint` extra.
+    "cachelint": "tryaii[cachelint]==0.8.3",
 }
+# The distribution whose presence says a peer is installed (when it is not the peer's name).
+PEER_DISTRIBUTIONS: dict[str, str] = {"cachelint": "tryaii"}
 PEERS: tuple[str, ...] = tuple(PEER_REQUIREMENTS)
 
 # Rendered or static prompt text: what the request-body linters can be fed.
@@ -78,6 +94,20 @@ text = open(sys.argv[1], encoding="utf-8").read()
 out = []
 for f in lint(system=text):
     out.append({"cause": str(f.cause), "block": f.block_id, "detail": f.detail})
+print(json.dumps(out))
+"""
+
+_CACHELINT_DRIVER = r"""
+import json, sys
+from tryaii.cachelint import analyze
+text = open(sys.argv[1], encoding="utf-8").read()
+# Detectors do not depend on the provider; anthropic counts tokens offline (no tiktoken download).
+result = analyze({"prompt": {"system": text}, "llm": {"provider": "anthropic", "name": "claude-sonnet-4-5"}})
+out = []
+for item in result.get("items", []):
+    for f in item.get("findings", []):
+        if f.get("section") == "system":
+            out.append({"offset": f.get("section_offset"), "severity": f.get("severity"), "kind": f.get("kind")})
 print(json.dumps(out))
 """
 
@@ -108,16 +138,17 @@ def installed_peers(venv_dir: Path | None = None) -> list[str]:
     code = (
         "import importlib.metadata as m, json, sys\n"
         "found = []\n"
-        "for name in sys.argv[1:]:\n"
+        "for arg in sys.argv[1:]:\n"
+        "    name, _, dist = arg.partition('=')\n"
         "    try:\n"
-        "        m.version(name); found.append(name)\n"
+        "        m.version(dist or name); found.append(name)\n"
         "    except m.PackageNotFoundError:\n"
         "        pass\n"
         "print(json.dumps(found))\n"
     )
     try:
         proc = subprocess.run(
-            [str(python), "-c", code, *PEERS],
+            [str(python), "-c", code, *(f"{p}={PEER_DISTRIBUTIONS.get(p, p)}" for p in PEERS)],
             capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
         )
         found = set(json.loads(proc.stdout or "[]"))
@@ -170,6 +201,8 @@ def peer_accepts(name: str, path: str | Path) -> bool:
         return suffix in PLAIN_TEXT_SUFFIXES
     if name == "cachedrift":
         return True
+    if name == "cachelint":
+        return suffix != ".json"
     raise ValueError(f"unknown peer {name!r}; known: {', '.join(PEERS)}")
 
 
@@ -252,11 +285,24 @@ def _prefixguard(venv_dir: Path, path: Path) -> list[tuple[int, str]] | None:
     return out
 
 
+_CACHELINT_SEVERITY = {"high": "error", "medium": "warning", "low": "info"}
+
+
+def _cachelint(venv_dir: Path, path: Path) -> list[tuple[int, str]] | None:
+    text = path.read_text(encoding="utf-8")
+    data = _json(_run([str(_python(venv_dir)), "-c", _CACHELINT_DRIVER, str(path)]))
+    if not isinstance(data, list):
+        return None
+    return [(_line_of(text, int(f["offset"])), _CACHELINT_SEVERITY.get(str(f.get("severity")), "warning"))
+            for f in data if isinstance(f.get("offset"), int)]
+
+
 _ADAPTERS = {
     "pcdlint": _pcdlint,
     "promptcachelint": _promptcachelint,
     "cachedrift": _cachedrift,
     "prefixguard": _prefixguard,
+    "cachelint": _cachelint,
 }
 
 

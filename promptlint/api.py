@@ -12,7 +12,6 @@ for the workspace it describes: the files its ``[assembly] order`` names, in tha
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from collections.abc import Iterable
 from dataclasses import replace
@@ -27,7 +26,7 @@ from promptlint.core.context import RuleContext
 from promptlint.core.findings import FileResult, Finding, Report, severity_rank
 from promptlint.core.ir import Tag, Template
 from promptlint.loaders import FileTooLarge, LoadError, load_bytes, load_text, read_bytes
-from promptlint.project import CachedFile, CheckedFile, Project, include_problem, include_resolver
+from promptlint.project import CachedFile, CheckedFile, Project, extends_resolver, include_problem, include_resolver
 from promptlint.registry import rules
 from promptlint.resultcache import ResultCache
 from promptlint.targets import PathArg, Paths, gather
@@ -42,23 +41,40 @@ def config_for_file(path: str, explicit: Config | None, project: Project | None 
     """The configuration one file is checked or fixed with: its own (or ``--config``'s),
     command-line options applied, and how volatile the files it includes are."""
     config = _config_for(path, explicit).with_options(**options)
-    return replace(config, includes=include_resolver(path, config, project or Project()))
+    project = project or Project()
+    return replace(config, includes=include_resolver(path, config, project),
+                   extends=extends_resolver(path, config, project))
 
 
 def _syntax_for(path: str, config: Config, syntax: str | None) -> str | None:
+    return _syntax_source(path, config, syntax)[0]
+
+
+def _syntax_source(path: str, config: Config, syntax: str | None) -> tuple[str | None, str | None]:
+    """The syntax ``--syntax`` or a config glob sets for a file, and which of them set it;
+    (None, None) when the file's name and content decide."""
     if syntax:
-        return syntax
+        return syntax, f"--syntax {syntax}"
     if config.path is not None:
-        rel = os.path.relpath(os.path.abspath(path), config.path.parent)
-        for pattern, value in config.syntax.items():
-            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
-                return value
-    return None
+        pattern = config_mod.matching_glob(path, config.path.parent, config.syntax)
+        if pattern is not None:
+            return config.syntax[pattern], f"config [syntax] {pattern!r} in {config.path.name}"
+    return None, None
 
 
 def check_template(template: Template, config: Config | None = None, model: str | None = None) -> FileResult:
     """Run every enabled single-file rule on a parsed template."""
     return _check_template(template, config or Config(), model).result or FileResult(template.path)
+
+
+# Rules that judge a value by the stable text after it in the prompt: none applies to the
+# latest user turn, after which nothing is cached (a clock there costs nothing).
+_POSITION_RULES = frozenset({"PC101", "PC102", "PC103", "PC105", "PC107"})
+
+
+def _set_role(template: Template, config: Config) -> Template:
+    template.role, template.role_evidence = config_mod.role_for(template.path, config)
+    return template
 
 
 def _check_template(template: Template, config: Config, model: str | None = None) -> CheckedFile:
@@ -71,9 +87,16 @@ def _check_template(template: Template, config: Config, model: str | None = None
         tokens=analysis.tokens,
         stable_prefix_tokens=analysis.stable_prefix_tokens,
     )
+    if template.syntax_evidence:
+        result.extra["syntax_evidence"] = template.syntax_evidence
+    if template.role != "system":
+        result.extra["role"] = template.role
+        result.extra["role_evidence"] = template.role_evidence
     ctx = RuleContext(template.path, template, analysis, config)
     suppressions = suppress.parse(template.source)
     for rule in rules():
+        if template.role == "user" and rule.CODE in _POSITION_RULES:
+            continue
         if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
             result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
     result.findings.sort(key=lambda f: f.sort_key)
@@ -95,7 +118,7 @@ def check_text(text: str, path: str = "<string>", syntax: str | None = None, con
     """Check prompt text that is not on disk (an agent framework's own tests)."""
     config = config or Config()
     try:
-        template = load_text(path, text, syntax or _syntax_for(path, config, None))
+        template = _set_role(load_text(path, text, *_syntax_source(path, config, syntax)), config)
     except LoadError as exc:
         return FileResult(path=path, error=_describe(exc))
     return check_template(template, config)
@@ -127,19 +150,19 @@ def _check_file(
 ) -> tuple[FileResult, CheckedFile | None]:
     try:
         config = config_for_file(path, config, project, **options)
-        syntax = _syntax_for(path, config, syntax)
+        chosen, evidence = _syntax_source(path, config, syntax)
         data = read_bytes(path, config.max_file_size)
-        key = cache.key(data, path, syntax, config) if cache is not None else None
+        key = cache.key(data, path, f"{chosen}|{evidence}", config) if cache is not None else None
         hit = cache.get(key) if cache is not None and key is not None else None
         if hit is not None:
             result = FileResult.from_json(hit["file"], hit["findings"])
             file_config = config
 
             def load() -> CheckedFile:
-                return _check_template(load_bytes(path, data, syntax), file_config)
+                return _check_template(_set_role(load_bytes(path, data, chosen, evidence), file_config), file_config)
 
             return result, CachedFile(path, config, result, load)
-        checked = _check_template(load_bytes(path, data, syntax), config)
+        checked = _check_template(_set_role(load_bytes(path, data, chosen, evidence), config), config)
         if cache is not None and key is not None and not checked.has_includes and checked.result is not None:
             cache.put(key, {"file": checked.result.to_json(),
                             "findings": [f.to_json() for f in checked.result.findings]})
@@ -297,10 +320,12 @@ def _check_in_processes(
             yield path, result, None
             continue
         config = config_for_file(path, explicit, None, **options)
-        file_syntax = _syntax_for(path, config, syntax)
+        chosen, evidence = _syntax_source(path, config, syntax)
 
-        def load(path: str = path, config: Config = config, file_syntax: str | None = file_syntax) -> CheckedFile:
-            return _check_template(load_bytes(path, read_bytes(path, config.max_file_size), file_syntax), config)
+        def load(path: str = path, config: Config = config, chosen: str | None = chosen,
+                 evidence: str | None = evidence) -> CheckedFile:
+            template = load_bytes(path, read_bytes(path, config.max_file_size), chosen, evidence)
+            return _check_template(_set_role(template, config), config)
 
         yield path, result, CachedFile(path, config, result, load, has_includes)
 
@@ -315,7 +340,7 @@ def _check_project(project: Project, report: Report) -> None:
         if not includer.has_includes:
             continue
         for tag in includer.template.walk():
-            if isinstance(tag, Tag) and tag.tag in ("include", "partial"):
+            if isinstance(tag, Tag) and tag.tag in ("include", "partial", "extends"):
                 problem = include_problem(includer, tag)
                 if problem is not None:
                     where = includer.template.position(tag.span.start)

@@ -5,11 +5,12 @@ up from each checked file. Unknown keys are an error naming the key.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from promptlint.core.findings import SEVERITIES
@@ -34,6 +35,20 @@ DEFAULT_FREQUENCY = {
 }
 
 
+# Where a template's text ends up in a request: the system (or developer) prompt, which the
+# chat history follows, or the latest user message, after which nothing is cached.
+ROLES: tuple[str, ...] = ("system", "developer", "user")
+# File names that say a template renders the latest user turn: `answer_user.j2`,
+# `qa.user.txt`, `user_prompt.md`, `user-message.hbs`, `human_turn.j2`. Not a bare `user.j2`
+# or USER.md (often a template or workspace file about the user, sent in the system
+# prompt), nor a Markdown file that merely ends in `_user`, nor `current_user.j2`.
+_USER_TURN_PREFIX = re.compile(r"^(?:user|human)[._-](?:prompt|message|msg|turn|input|query)(?:[._-].*)?$")
+_USER_TURN_SUFFIX = re.compile(r"^(?P<before>.+?)[._-](?:user|human)$")
+_DESCRIBES_A_USER = frozenset({"signed_in", "signed-in", "logged_in", "logged-in", "current", "end", "power", "admin",
+                               "default", "test", "super", "active", "authenticated", "anonymous", "new"})
+_MARKDOWN = (".md", ".markdown", ".mdx")
+
+
 class ConfigError(Exception):
     """A configuration file that cannot be used; the message names the file and key."""
 
@@ -47,6 +62,8 @@ class Config:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     syntax: dict[str, str] = field(default_factory=dict)
+    # glob -> the message a template renders into ("system", "developer", "user").
+    role: dict[str, str] = field(default_factory=dict)
     # None: not set; the target model is then DEFAULT_MODEL (see `target_model`).
     model: str | None = None
     provider: str | None = None
@@ -60,8 +77,10 @@ class Config:
     prices: dict[str, Any] = field(default_factory=dict)
     # 1-based line of each top-level key in the file, for findings about config.
     key_lines: dict[str, int] = field(default_factory=dict)
-    # Set per checked file (not a config key): how volatile the files it includes are.
+    # Set per checked file (not config keys): how volatile the files it includes are, and
+    # the template an `{% extends %}` names.
     includes: Callable[[Any], Any] | None = None
+    extends: Callable[[Any, str], Any] | None = None
 
     @property
     def target_model(self) -> str:
@@ -70,7 +89,8 @@ class Config:
 
     @property
     def overrides(self) -> Overrides:
-        return Overrides(stable=frozenset(self.stable), volatile=self.volatile, includes=self.includes)
+        return Overrides(stable=frozenset(self.stable), volatile=self.volatile, includes=self.includes,
+                         extends=self.extends)
 
     def rule_enabled(self, code: str) -> bool:
         def matches(patterns: tuple[str, ...]) -> bool:
@@ -89,7 +109,7 @@ class Config:
         return replace(self, **{k: v for k, v in options.items() if v is not None})
 
 
-_KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes"}
+_KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends"}
 _ASSEMBLY_KEYS = {"order", "files", "root", "volatile", "stable"}
 
 
@@ -137,6 +157,15 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
         elif key == "syntax":
             if not isinstance(value, dict) or any(v not in SYNTAXES for v in value.values()):
                 raise ConfigError(f"{path}: `syntax` maps globs to one of {', '.join(SYNTAXES)}")
+            values[attr] = dict(value)
+        elif key == "role":
+            if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+                raise ConfigError(f"{path}: `role` maps globs to one of {', '.join(ROLES)}")
+            for pattern, role in value.items():
+                if role not in ROLES:
+                    raise ConfigError(
+                        f"{path}: `role.\"{pattern}\"`: unknown role {role!r} (known: {', '.join(ROLES)})"
+                    )
             values[attr] = dict(value)
         elif key == "volatile":
             values[attr] = _parse_volatile(path, value)
@@ -199,6 +228,40 @@ def _parse_volatile(path: Path, value: Any) -> dict[str, tuple[str, str]]:
             raise ConfigError(f"{path}: `volatile.{name}`: unknown frequency {frequency!r}")
         result[name] = (kind, frequency)
     return result
+
+
+def matching_glob(path: str, base: Path, globs: Any) -> str | None:
+    """The first glob of a ``{glob: value}`` table (``[syntax]``, ``[role]``) that a file
+    matches, relative to the config's folder or by its base name; None when none does."""
+    import fnmatch
+    import os
+
+    rel = os.path.relpath(os.path.abspath(path), base)
+    for pattern in globs:
+        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
+            return str(pattern)
+    return None
+
+
+def role_for(path: str, config: Config) -> tuple[str, str | None]:
+    """The role a file's text is sent in and what says so: a `[role]` glob of its config,
+    else its name (`*_user.j2`, `user_prompt.md`), else the system prompt (None)."""
+    if config.path is not None and config.role:
+        pattern = matching_glob(path, config.path.parent, config.role)
+        if pattern is not None:
+            return config.role[pattern], f"config [role] {pattern!r} in {config.path.name}"
+    name = PurePath(path).name.lower()
+    suffix = PurePath(path).suffix.lower()
+    parts = name.split(".")
+    # `qa.user.j2`: the role may be an inner suffix.
+    for candidate in [parts[0]] + [".".join(parts[: i + 1]) for i in range(1, len(parts) - 1)]:
+        if _USER_TURN_PREFIX.match(candidate):
+            return "user", f"file name {PurePath(path).name!r}"
+        after = _USER_TURN_SUFFIX.match(candidate)
+        if after and suffix not in _MARKDOWN and after.group("before").rsplit("_", 2)[-1] not in _DESCRIBES_A_USER \
+                and after.group("before") not in _DESCRIBES_A_USER:
+            return "user", f"file name {PurePath(path).name!r}"
+    return "system", None
 
 
 def _key_lines(text: str, prefix: str) -> dict[str, int]:

@@ -32,8 +32,9 @@ class CheckedFile:
 
     @property
     def has_includes(self) -> bool:
-        """Whether the file includes others (only then do include rules look inside it)."""
-        return any(isinstance(s, Tag) and s.tag in ("include", "partial") for s in self.template.walk())
+        """Whether the file includes or extends others (only then do include rules look
+        inside it, and only then does its result depend on other files)."""
+        return any(isinstance(s, Tag) and s.tag in ("include", "partial", "extends") for s in self.template.walk())
 
 
 class CachedFile(CheckedFile):
@@ -73,6 +74,8 @@ class Project:
     # Findings about files that are not themselves checked (a config file's `order`).
     findings: list[Finding] = field(default_factory=list)
     _loaded: dict[str, CheckedFile | None] = field(default_factory=dict)
+    # Parent templates of `{% extends %}`, read (not analysed) once each.
+    _templates: dict[str, Template | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for checked in self.files:
@@ -93,6 +96,20 @@ class Project:
             except (LoadError, OSError):
                 self._loaded[key] = None
         return self._loaded[key]
+
+    def template(self, path: str | Path) -> Template | None:
+        """A file's parsed template (a parent of `{% extends %}`); None if unreadable."""
+        key = os.path.realpath(path)
+        if key not in self._templates:
+            checked = self._loaded.get(key)
+            if checked is not None:
+                self._templates[key] = checked.template
+            else:
+                try:
+                    self._templates[key] = load_file(str(path))
+                except (LoadError, OSError):
+                    self._templates[key] = None
+        return self._templates[key]
 
     def is_checked(self, path: str | Path) -> CheckedFile | None:
         found = self._loaded.get(os.path.realpath(path))
@@ -164,6 +181,19 @@ class IncludedValue:
 
     def describe(self) -> str:
         return f"{self.expr_source} ({self.source.path}:{self.line})"
+
+
+def extends_resolver(path: str, config: Config, project: Project) -> Callable[[Tag, str], Template | None]:
+    """For one file: the parent template an ``{% extends "base.j2" %}`` names, resolved from
+    the file that holds the tag (along a chain) within the first file's project root."""
+    root = project_root(path, config)
+
+    def resolve(tag: Tag, from_path: str) -> Template | None:
+        owner = CheckedFile(from_path, Template(from_path, "", "", []), None, config)  # type: ignore[arg-type]
+        target = resolve_include(owner, tag, root)
+        return project.template(target) if target is not None else None
+
+    return resolve
 
 
 def include_resolver(path: str, config: Config, project: Project) -> Callable[[Tag], IncludedValue | None]:

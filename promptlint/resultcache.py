@@ -70,7 +70,8 @@ def _code_fingerprint() -> str:
 
 
 def _config_fingerprint(config: Config) -> str:
-    values = {f.name: getattr(config, f.name) for f in fields(config) if f.name not in ("includes", "key_lines")}
+    # Per-file resolvers (closures) are not settings: what they resolve is in the file (its includes).
+    values = {f.name: getattr(config, f.name) for f in fields(config) if f.name not in ("includes", "extends", "key_lines")}
     return repr(sorted(values.items(), key=lambda item: item[0]))
 
 

@@ -1,14 +1,23 @@
 """## What it does
 Finds literal text that looks like a value rendered for one request and saved into a
 static prompt file: an ISO timestamp with a time of day, a "Current time: 14:03" or
-"Last synced: …" line, a request or session id written out as a UUID.
+"Last synced: …" line, a request or session id written out as a UUID, a signed-in user's
+name and e-mail address.
 
 ## Why is this bad?
 A static agent file (SOUL.md, USER.md, a prompt snapshot) that carries a rendered clock
 or id was probably produced by code that rewrites it, on every call or every sync. Each
 rewrite changes the prompt at that line and every token after it misses the cache.
-This is low-confidence evidence (the text may be a fixed example), so it is reported at
-*info* severity.
+
+Strong evidence is rated by where the value stands, like a template slot: a clock printed
+to the second under a label that says it is the time now or when the text was produced
+("Current time: 2025-11-03T16:42:09Z", "Generated on 2025-11-03 at 07:12:44Z") is a
+per-request value (*error* before 100+ stable tokens), and a signed-in user's name and
+e-mail ("You are helping Dana Whitfield (dana@…)") differs per user (*error* likewise).
+Everything else is low-confidence (the text may be a fixed example) and reported at
+*info* severity, and so is everything in a file that says at its top that it is a capture
+of one rendering (a gateway log, a trace dump, a snapshot saved for debugging): a record
+is not the text that is sent.
 
 Quiet on what only looks volatile: dates without a time of day (policy dates,
 knowledge-cutoff sentences), git SHAs, product numbers, a tenant's fixed UUID in a tool
@@ -35,9 +44,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from promptlint.core import literals
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Block, Segment, Span, Text
+from promptlint.core.severity import is_substantial, rebilled, severity_for, stable_tokens
+from promptlint.core.volatility import Volatility
 
 CODE = "PC105"
 NAME = "literal-volatile-value"
@@ -59,7 +71,7 @@ _PER_REQUEST_ID_LABEL = re.compile(
     r"\b(?:request|trace|session|conversation|run|correlation|message|turn)(?:[\s_-]*(?:id|uuid))?\b\W{0,3}$",
     re.IGNORECASE,
 )
-_EXAMPLE = re.compile(r"(?<!\w)e\.g\.|\b(?:example|for instance|such as|format)\b", re.IGNORECASE)
+_EXAMPLE = re.compile(r"(?<!\w)e\.g\.|(?<![.@/\w-])(?:example|for instance|such as|format)\b", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 
 
@@ -90,6 +102,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         # Escaped or stripped text differs from the source; only exact copies are read.
         if source != text.text:
             continue
+        strong = [
+            r for r in literals.scan(source)
+            if template.position(text.span.start + r.start).line not in fenced
+            and not _EXAMPLE.search(_line_at(source, r.start))
+        ]
+        if _is_capture(template.source):
+            strong = []  # a record of one rendering, not the text that is sent: low confidence
+        for value in strong:
+            yield _rendered(ctx, text.span.start, source, value)
         offset = text.span.start
         for line in source.splitlines(keepends=True):
             number = template.position(offset).line
@@ -97,6 +118,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 offset += len(line)
                 continue
             for start, end, what in _scan(line):
+                if any(v.start < offset - text.span.start + end and offset - text.span.start + start < v.end
+                       for v in strong):
+                    continue  # already reported as rendered, at its level
                 after = _tokens_after(ctx, offset + end)
                 yield ctx.finding(
                     CODE,
@@ -115,6 +139,58 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     confidence="low",
                 )
             offset += len(line)
+
+
+# A file that says, at its top, that it is a capture of one rendering (a gateway log, a
+# trace dump, a snapshot saved for debugging or by an eval harness) is a record, not the
+# prompt that is sent: its values stay low-confidence.
+_CAPTURE = re.compile(
+    r"(?i)\b(?:captured|capture of|snapshot|dump|saved by|recorded|for debugging|debug log|logged|log of)\b"
+)
+_HEADER_CHARS = 400
+
+
+def _is_capture(source: str) -> bool:
+    return bool(_CAPTURE.search(source[:_HEADER_CHARS]))
+
+
+def _line_at(text: str, offset: int) -> str:
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def _rendered(ctx: RuleContext, base: int, source: str, value: literals.Rendered) -> Finding:
+    """A value rendered for one request (a clock to the second under a "now" label, a
+    signed-in user's name and e-mail), rated by where it stands like a template slot."""
+    after = _tokens_after(ctx, base + value.end)
+    literal = source[value.start : value.end]
+    if value.kind == "identity":
+        vol = Volatility("identity", "per-session", f"literal {value.what} {literal!r}", confidence="medium")
+    else:
+        vol = Volatility("timestamp", "per-request", f"literal {value.what} {literal!r} under a label that says "
+                         "it is the time now", precision="second", confidence="medium")
+    severity = severity_for(vol, after, ctx.analysis.tokens)
+    if is_substantial(after, ctx.analysis.tokens):
+        cost = f"{stable_tokens(after)} after it are {rebilled(vol)}"
+    else:
+        cost = f"only {stable_tokens(after)} follow it, but the chat history after the system prompt is {rebilled(vol)}"
+    return ctx.finding(
+        CODE,
+        NAME,
+        Span(base + value.start, base + value.end),
+        severity=severity,
+        message=(
+            f"{vol.kind} {literal!r} was rendered into this text for one "
+            f"{'user' if vol.kind == 'identity' else 'request'} ({vol.evidence}): {cost}; render it into the "
+            "latest user message instead, or after the stable text"
+        ),
+        kind=vol.kind,
+        frequency=vol.frequency,
+        tokens_lost=after,
+        evidence=vol.evidence,
+        confidence="medium",
+    )
 
 
 def _scan(line: str) -> Iterator[tuple[int, int, str]]:

@@ -29,8 +29,16 @@ invalidates everything after.
 Unsafe: `promptlint fix --unsafe-fixes` adds `| sort(attribute="name")` (or
 `| dictsort` for mappings); it changes the order the model sees, so it is opt-in.
 
+Lists the host application registers itself (skills, extensions, plugins, integrations)
+come in a fixed order unless the prompt says they change at run time ("extensions you can
+enable or disable", "discovered", "dynamically loaded") or the loop iterates a mapping
+(`.items()`): those loops are a *warning* at most; tools, functions and MCP servers are
+discovered and can change order between processes (*error* before substantial stable
+text). The message says which evidence decided.
+
 ## Options
 - `stable = ["tools"]`: the collection is already sorted by the code that fills it.
+- `[volatile] skills = "tool-order"`: a registered list whose order does change.
 """
 
 from __future__ import annotations
@@ -64,10 +72,19 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             continue
         after = analysis.stable_tokens_after(unit.segment)
         severity = severity_for(unit.volatility, after, analysis.tokens)
-        message = (
-            f"loop over `{unit.expr.source}` is not sorted: its order can change between processes, "
-            f"and {stable_tokens(after)} after it are {rebilled(unit.volatility)}; {_SORT_ADVICE.get(ctx.template.syntax, _SORT_IN_CODE)}"
-        )
+        vol = unit.volatility
+        advice = _SORT_ADVICE.get(ctx.template.syntax, _SORT_IN_CODE)
+        if vol.fixed_order:
+            message = (
+                f"loop over `{unit.expr.source}` is not sorted, but the list is the host's own, in a fixed order "
+                f"({vol.evidence}; assumes {vol.assumed}): {stable_tokens(after)} after it are re-billed whenever "
+                f"the set changes; {advice} to be sure"
+            )
+        else:
+            message = (
+                f"loop over `{unit.expr.source}` is not sorted: its order can change between processes "
+                f"({vol.evidence}), and {stable_tokens(after)} after it are {rebilled(vol)}; {advice}"
+            )
         fixable, why_not = fix_status(ctx.template, unit, ctx.config.overrides, analysis=ctx.analysis)
         yield ctx.finding(
             CODE,

@@ -63,13 +63,16 @@ def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[F
             lost = max(0, marker_end - placed.token_offset)
             line = ctx.template.position(request_file.span(marker.path)[0]).line
             literal = ctx.template.source[placed.span[0] : placed.span[1]]
-            kind = "timestamp" if placed.value.kind == "timestamp" else "session-id"
-            how = "changes on every request" if placed.per_request else "differs for every session"
+            kind = {"timestamp": "timestamp", "identity": "identity"}.get(placed.value.kind, "session-id")
+            # A signed-in user is per-session but differs per user: the error class too.
+            error_class = placed.per_request or kind == "identity"
+            how = "changes on every request" if placed.per_request else (
+                "differs for every user" if kind == "identity" else "differs for every session")
             yield ctx.finding(
                 CODE,
                 NAME,
                 Span(*placed.span),
-                severity="error" if placed.per_request and is_substantial(lost, view.ends[-1]) else "warning",
+                severity="error" if error_class and is_substantial(lost, view.ends[-1]) else "warning",
                 message=(
                     f"{kind} `{literal}` {how} and sits before the cache_control breakpoint at line {line} "
                     f"({requestbody.format_path(marker.path)}): the prefix up to the breakpoint never repeats, "

@@ -13,9 +13,12 @@ from ever serving another.
 Severity follows how often the value changes and how much stable text it costs:
 *error* for a value that differs per request or per user with 100+ stable tokens (or
 10 %+ of the prompt) after it; *warning* for session- or day-stable values (cwd, OS,
-a date) before stable text, and for per-request values at the very end of the system
+a date, a session-pinned start time, a list of skills the host registers in a fixed
+order) before stable text, and for per-request values at the very end of the system
 prompt (the chat history that follows still pays for them); *info* for session- or
-day-stable values at the tail.
+day-stable values at the tail (fewer than 30 stable tokens after them). Each message
+says which evidence decided the frequency (a format string, a call, a name, config),
+so a wrong judgement can be corrected in config.
 
 In an OpenAI or Anthropic request body, the literal values it would find are reported by
 PC201 (before a `cache_control` breakpoint) and PC208 (outside the latest turn), once per
@@ -55,7 +58,7 @@ from collections.abc import Iterator
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.fixability import fix_status
-from promptlint.core.severity import how_often, is_substantial, rebilled, severity_for, stable_tokens
+from promptlint.core.severity import at_tail, how_often, is_substantial, rebilled, severity_for, stable_tokens
 
 CODE = "PC101"
 NAME = "volatile-before-stable"
@@ -78,7 +81,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         severity = severity_for(vol, after, analysis.tokens)
         span = ctx.unit_span(unit)
         what = f"`{unit.expr.source}`" if len(unit.expr.source) <= 60 else f"`{unit.expr.name}`"
-        if is_substantial(after, analysis.tokens):
+        worth_moving = (
+            is_substantial(after, analysis.tokens) if vol.varies_per_request_or_user else not at_tail(after)
+        )
+        if worth_moving:
             cost = f"{stable_tokens(after)} after it are {rebilled(vol)}"
             advice = f"move it after line {tail_line}"
             if vol.varies_per_request_or_user:

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from promptlint.core.analysis import Unit, worst_first
 from promptlint.core.findings import Finding
 from promptlint.core.fixability import fix_status
-from promptlint.core.ir import Tag
+from promptlint.core.ir import Block, Tag
 from promptlint.core.severity import how_often, rebilled, severity_for, stable_tokens
 from promptlint.core.volatility import Volatility
 from promptlint.project import CheckedFile, Project
@@ -46,8 +47,8 @@ FIX = "safe"
 
 def check_project(project: Project) -> Iterator[Finding]:
     for checked in list(project.files):
-        if not checked.has_includes:
-            continue
+        if not checked.has_includes or checked.template.role == "user":
+            continue  # no include, or the latest user turn: nothing after an include there is cached
         for unit in checked.analysis.units:
             if not unit.is_include:
                 continue
@@ -58,27 +59,44 @@ def check_project(project: Project) -> Iterator[Finding]:
             after = checked.analysis.stable_tokens_after(tag)
             severity = severity_for(vol, after, checked.analysis.tokens)
             fixable, why_not = fix_status(checked.template, unit, checked.config.overrides, analysis=checked.analysis)
+            included = project.is_checked(origin.source.path)
+            where = f"{(included or origin.source).path}:{origin.line}"
             yield _finding(
                 checked, tag.span.start, tag.span.end, severity, vol,
                 f"include of `{tag.target}` renders {vol.kind} `{origin.expr_source}` "
-                f"({origin.source.path}:{origin.line}), which {how_often(vol)}; {stable_tokens(after)} after "
-                f"the include are {rebilled(vol)}; include it at the end of the prompt",
+                f"({where}), which {how_often(vol)} ({vol.evidence}); "
+                f"{stable_tokens(after)} after the include are {rebilled(vol)}; include it at the end of the prompt",
                 after,
                 fixable=fixable,
                 unfixable_reason=why_not,
             )
-            if project.is_checked(origin.source.path) is not None:
-                span = origin.segment.span
-                where = f"{checked.path}:{checked.template.position(tag.span.start).line}"
-                yield _finding(
-                    origin.source, span.start, span.end, severity, vol,
-                    f"{vol.kind} `{origin.expr_source}` {how_often(vol)} and this file is included by "
-                    f"{where}, where {after:,} stable tokens follow the include",
-                    after,
-                    # The fix is the include's, in the including file.
-                    unfixable_reason=f"not moved here: `promptlint fix` moves the include at {where}" if fixable
-                    else f"not moved here, nor is the include at {where}: {why_not or 'see that finding'}",
-                )
+            if included is not None:
+                # Every volatile value of the included file costs what follows the include,
+                # each at its own level (a per-session cwd is a warning, a clock an error).
+                # The file as it was checked (its path as given), not as the include found it.
+                by_line: dict[int, Unit] = {}
+                for inner in included.analysis.units:
+                    if inner.is_include:
+                        continue  # a file it includes in turn reports its own values
+                    line = included.template.position(inner.segment.span.start).line
+                    if line not in by_line or worst_first(inner.volatility) > worst_first(by_line[line].volatility):
+                        by_line[line] = inner  # one finding a line: the worst value on it
+                including = f"{checked.path}:{checked.template.position(tag.span.start).line}"
+                for inner in by_line.values():
+                    inner_vol = inner.volatility
+                    seg = inner.segment
+                    span = seg.open if isinstance(seg, Block) else seg.span
+                    yield _finding(
+                        included, span.start, span.end,
+                        severity_for(inner_vol, after, checked.analysis.tokens), inner_vol,
+                        f"{inner_vol.kind} `{inner.expr.source}` {how_often(inner_vol)} and this file is included by "
+                        f"{checked.path}:{checked.template.position(tag.span.start).line}, where {after:,} stable "
+                        f"tokens follow the include ({inner_vol.evidence})",
+                        after,
+                        # The fix is the include's, in the including file.
+                        unfixable_reason=f"not moved here: `promptlint fix` moves the include at {including}"
+                        if fixable else f"not moved here, nor is the include at {including}: {why_not or 'see that finding'}",
+                    )
 
 
 def _finding(

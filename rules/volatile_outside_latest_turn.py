@@ -62,15 +62,19 @@ def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[F
             slot = ctx.slot_at(*placed.span) if view is views[-1] else None
             after = ctx.analysis.stable_tokens_after(slot) if slot is not None else max(0, total - placed.token_offset)
             literal = ctx.template.source[placed.span[0] : placed.span[1]]
-            kind = "timestamp" if placed.value.kind == "timestamp" else "session-id"
+            kind = {"timestamp": "timestamp", "identity": "identity"}.get(placed.value.kind, "session-id")
+            # A signed-in user is per-session but differs per user: the error class too.
+            error_class = placed.per_request or kind == "identity"
             yield ctx.finding(
                 CODE,
                 NAME,
                 Span(*placed.span),
-                severity="error" if placed.per_request and is_substantial(after, total) else "warning",
+                severity="error" if error_class and is_substantial(after, total) else "warning",
                 message=(
-                    f"{kind} `{literal}` in {chunk.path_text} changes on every request, outside the latest turn: "
-                    f"{after:,} tokens after it miss the cache on every call; send it in the latest user message"
+                    f"{kind} `{literal}` in {chunk.path_text} "
+                    f"{'differs for every user' if kind == 'identity' else 'changes on every request'}, outside the "
+                    f"latest turn: {after:,} tokens after it miss the cache "
+                    f"{'for every other user' if kind == 'identity' else 'on every call'}; send it in the latest user message"
                 ),
                 kind=kind,
                 frequency="per-request" if placed.per_request else "per-session",

@@ -140,8 +140,9 @@ def test_a_fix_that_would_not_help_is_not_fixable_and_says_why_per_finding(run_c
 def _moved_lines(messages: list[str]) -> set[int]:
     lines: set[int] = set()
     for message in messages:
-        where = message.split(" → ")[0].split(" (")[0]
-        match = re.search(r"lines? (\d+)(?:–(\d+))?", where)
+        # "section `{{#if (eq a b)}}` on lines 3–5 (…) → …": the label may hold parentheses.
+        where = message.split(" → ")[0]
+        match = re.search(r"(?:^|\bon |^moved )?\blines? (\d+)(?:–(\d+))?", where)
         assert match, message
         lines.update(range(int(match.group(1)), int(match.group(2) or match.group(1)) + 1))
     return lines
@@ -177,6 +178,11 @@ def test_check_fixable_agrees_with_what_fix_does_on_every_fixture(tmp_path: Path
             for run in runs.values():
                 assert not run.problems, (path, run.problems)
             for finding in findings:
+                if (finding.extra.get("unfixable_reason") or "").startswith("not moved here: `promptlint fix` moves"):
+                    # A value of an included file, reported where it is written: its fix is the
+                    # include's move in the including file (checked there), whatever `fix` does
+                    # to this file on its own.
+                    continue
                 run = runs[finding.rule == "PC102"]
                 sorted_here = any(r.startswith(f"line {finding.line}: loop over") for r in run.rewritten)
                 done = run.changed and (finding.line in _moved_lines(run.moved) or sorted_here)

@@ -18,7 +18,7 @@ from typing import Any
 
 from promptlint.core import tokens
 from promptlint.core.ir import RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
-from promptlint.core.volatility import Overrides, Volatility, classify
+from promptlint.core.volatility import Overrides, Volatility, classify, order_can_change
 
 # Stable loops nested up to this depth render two items each (see `render`).
 _DOUBLED_LOOP_DEPTH = 4
@@ -70,7 +70,8 @@ class Unit:
 
     @property
     def is_loop(self) -> bool:
-        return isinstance(self.segment, Block)
+        # An empty `{% block %}` a child template fills is a value, not a loop.
+        return isinstance(self.segment, Block) and self.segment.kind != "block"
 
     @property
     def is_include(self) -> bool:
@@ -122,8 +123,15 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
             elif isinstance(seg, Block):
                 if seg.kind not in RENDERED_BLOCKS:
                     continue
+                if seg.kind == "block" and seg.target and _renders_nothing(seg.body):
+                    found = _empty_block(seg, overrides)
+                    if found is not None:
+                        units.append(Unit(seg, found[0], found[1], depth))
+                        continue
                 if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS:
                     vol = classify(seg.expr, overrides, collection=True)
+                    if vol is not None and vol.fixed_order:
+                        vol = order_can_change(vol, _nearby(template.source, seg), seg.expr)
                     if vol is not None and not (seg.sorted and vol.kind == "tool-order"):
                         units.append(Unit(seg, vol, seg.expr, depth))
                         if vol.kind == "tool-order":
@@ -144,6 +152,34 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
 
     visit(template.segments, frozenset(), 0)
     return units
+
+
+def _renders_nothing(body: list[Segment]) -> bool:
+    """A block body of whitespace and comments: a place a child template fills."""
+    return all((isinstance(seg, Text) and not seg.text.strip()) or (isinstance(seg, Tag) and seg.tag == "comment")
+               for seg in body)
+
+
+def _empty_block(block: Block, overrides: Overrides | None) -> tuple[Volatility, Expr] | None:
+    """An empty `{% block context %}{% endblock %}`: what child templates put there, judged
+    by the block's name (retrieved documents for `context`, a user for `user_info`)."""
+    name = block.target or ""
+    expr = Expr(source=f"{{% block {name} %}}", path=(name,), paths=((name,),))
+    vol = classify(expr, overrides)
+    if vol is None:
+        return None
+    return replace(vol, evidence=f"`{{% block {name} %}}` is empty here: templates that extend this one fill it; "
+                                 f"{vol.evidence}"), expr
+
+
+# How much text before a loop is read for what the prompt says about its list.
+_NEARBY_CHARS = 400
+
+
+def _nearby(source: str, block: Block) -> str:
+    """The prose just before a loop and its opening tag ("extensions you can enable or
+    disable", "skills shipped with this installation")."""
+    return source[max(0, block.open.start - _NEARBY_CHARS) : block.open.end]
 
 
 def worst_first(vol: Volatility) -> tuple[bool, int]:
@@ -228,6 +264,8 @@ def render(
                             for inner in walk(seg.body):
                                 on_segment(inner, length)
                         continue
+                    if seg.kind == "block":
+                        emit(_slot_sample(unit.volatility, variant))  # what a child puts there
                     labels = ("one", "two") if variant == 0 else ("two", "one")
                     # A volatile loop yields different items in a different order.
                     for label in labels if unit.is_loop and seg.kind in _LOOP_BLOCKS else labels[:1]:
@@ -247,16 +285,22 @@ def render(
 
 
 def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrides | None = None) -> Analysis:
-    units = find_units(template, overrides)
+    rendered_as = compose(template, overrides)
+    units = find_units(rendered_as, overrides)
     offsets: dict[int, int] = {}
 
     def record(seg: Segment, at: int) -> None:
         offsets[id(seg)] = at
 
-    stable_text = render(template, units, None, record)
-    rendered = render(template, units, 0)
+    stable_text = render(rendered_as, units, None, record)
+    rendered = render(rendered_as, units, 0)
     first = tokens.encode(rendered, encoding)
-    second = tokens.encode(render(template, units, 1), encoding)
+    second = tokens.encode(render(rendered_as, units, 1), encoding)
+    if rendered_as is not template:
+        # A child template's findings are its own; its parent's volatile parts still count
+        # for the stable prefix (they are reported in the parent).
+        own = {id(seg) for seg in walk(template.segments)}
+        units = [u for u in units if id(u.segment) in own]
     return Analysis(
         template=template,
         encoding=encoding,
@@ -267,3 +311,51 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         rendered=rendered,
         _offsets=offsets,
     )
+
+
+# An `{% extends %}` chain longer than this is not followed.
+_MAX_EXTENDS = 10
+
+
+def compose(template: Template, overrides: Overrides | None) -> Template:
+    """A Jinja child template as it renders: its parent's segments (the parent's parent's,
+    along an ``{% extends %}`` chain) with each ``{% block %}`` the child defines in place.
+    The template itself when it extends nothing, or nothing that can be read."""
+    if overrides is None or overrides.extends is None or template.syntax != "jinja":
+        return template
+    chain: list[Template] = [template]
+    seen = {template.path}
+    while len(chain) <= _MAX_EXTENDS:
+        tag = next((s for s in chain[-1].segments if isinstance(s, Tag) and s.tag == "extends"), None)
+        if tag is None:
+            break
+        parent = overrides.extends(tag, chain[-1].path)
+        if parent is None or parent.path in seen or parent.syntax != "jinja":
+            break
+        seen.add(parent.path)
+        chain.append(parent)
+    if len(chain) == 1:
+        return template
+    # The deepest definition of a block wins: the child's over its parent's.
+    blocks: dict[str, Block] = {}
+    for link in reversed(chain):
+        for seg in walk(link.segments):
+            if isinstance(seg, Block) and seg.kind == "block" and seg.target:
+                blocks[seg.target] = seg
+
+    own = {id(seg) for seg in walk(template.segments)}
+
+    def substitute(segments: list[Segment]) -> list[Segment]:
+        out: list[Segment] = []
+        for seg in segments:
+            if not isinstance(seg, Block):
+                out.append(seg)
+                continue
+            chosen = blocks.get(seg.target or "", seg) if seg.kind == "block" else seg
+            # The child's own blocks stay the objects its findings point at; the parents'
+            # are copied with the child's blocks put inside them.
+            out.append(chosen if id(chosen) in own else replace(chosen, body=substitute(chosen.body)))
+        return out
+
+    root = chain[-1]
+    return Template(path=template.path, syntax="jinja", source=template.source, segments=substitute(root.segments))

@@ -152,8 +152,12 @@ class Block:
     # Loops: the loop variable names and whether the iterable is sorted.
     loop_vars: tuple[str, ...] = ()
     sorted: bool = False
-    # `{% set name %}…{% endset %}`: the name the body is captured into.
+    # `{% set name %}…{% endset %}`: the name the body is captured into; `{% block name %}`:
+    # the block's name.
     target: str | None = None
+    # Handlebars: the helper that opened the block (`list` for `{{#list items join=", "}}`),
+    # whose meaning `kind` gives (each, if, unless, with).
+    helper: str | None = None
     # Text the opening/closing tags render (Mustache/Jinja tags render nothing; kept
     # for symmetry with Text so every segment answers "what do you render").
     @property
@@ -175,6 +179,13 @@ class Template:
     segments: list[Segment]
     has_bom: bool = False
     newline: str = "\n"
+    # What decided `syntax` (the extension, `--syntax`, config, or the placeholders found in
+    # the content), said in the JSON output and, when the content decided, in the text output.
+    syntax_evidence: str | None = None
+    # The message the rendered text is sent in: "system" (or "developer"), which the chat
+    # history follows, or "user" (the latest user turn: nothing after it is cached).
+    role: str = "system"
+    role_evidence: str | None = None
     lines: LineIndex = field(init=False, repr=False)
     # What `promptlint fix` would do to it, computed once per mode, tokenizer and overrides
     # and asked by every rule (:func:`promptlint.core.fixability.outlook`).

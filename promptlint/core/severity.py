@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from promptlint.core.findings import lower_severity
 from promptlint.core.volatility import Volatility
 
 # "Substantial stable content after it": roughly 100+ tokens or 10 %+ of the prompt.
@@ -10,18 +9,30 @@ SUBSTANTIAL_TOKENS = 100
 SUBSTANTIAL_SHARE = 0.10
 
 
+# "At the tail": so little stable text after a value that moving it gains nothing worth a
+# warning (a closing line or two). Session- and day-stable values before more than this are
+# warnings (DESIGN.md: "with stable content after it"), not only before 100+ tokens.
+TAIL_TOKENS = 30
+
+
 def is_substantial(stable_after: int, total: int) -> bool:
     return stable_after >= SUBSTANTIAL_TOKENS or (total > 0 and stable_after >= SUBSTANTIAL_SHARE * total)
 
 
+def at_tail(stable_after: int) -> bool:
+    return stable_after < TAIL_TOKENS
+
+
 def severity_for(volatility: Volatility, stable_after: int, total: int) -> str:
-    """error for per-request/per-user values before substantial stable content; a level
-    lower for session- or day-stable values, and a level lower again at the tail (where
-    only the chat history pays for them)."""
-    base = "error" if volatility.varies_per_request_or_user else "warning"
+    """DESIGN.md's policy: error for per-request/per-user values before substantial stable
+    content (else warning: the chat history after the system prompt still pays); warning
+    for session- or day-stable values with stable content after them, info at the tail;
+    info for per-deploy values."""
     if volatility.frequency == "per-deploy":
-        base = "info"
-    return base if is_substantial(stable_after, total) else lower_severity(base)
+        return "info"
+    if volatility.varies_per_request_or_user:
+        return "error" if is_substantial(stable_after, total) else "warning"
+    return "info" if at_tail(stable_after) else "warning"
 
 
 HOW_OFTEN = {
@@ -37,6 +48,8 @@ def how_often(volatility: Volatility) -> str:
         return "differs for every user"
     if volatility.kind == "session-id" and volatility.frequency == "per-session":
         return "differs for every session"
+    if volatility.kind == "tool-order" and volatility.fixed_order:
+        return "changes when the registered set does"
     if volatility.kind == "tool-order":
         return "can come in a different order in each process"
     if volatility.precision == "hour":
@@ -47,6 +60,8 @@ def how_often(volatility: Volatility) -> str:
 def rebilled(volatility: Volatility) -> str:
     """How often the stable tokens after a value are paid for again, in the value's own
     frequency: a user's name costs each new user, not every call."""
+    if volatility.kind == "tool-order" and volatility.fixed_order:
+        return "re-billed whenever the registered set changes"
     if volatility.kind == "tool-order":
         return "re-billed whenever the order changes"
     if volatility.kind == "identity" and volatility.frequency != "per-request":

@@ -41,10 +41,15 @@ class Volatility:
     # "high" when read from calls/format strings/config, "medium" from a name.
     confidence: str = "medium"
     assumed: str | None = None
+    # A list the host application registers in a fixed order (skills, extensions): its
+    # order changes only when the set does, so it is a warning at most.
+    fixed_order: bool = False
 
     @property
     def varies_per_request_or_user(self) -> bool:
         """True for the error class of the severity policy."""
+        if self.fixed_order:
+            return False
         return self.frequency == "per-request" or self.kind in CROSS_USER_KINDS
 
 
@@ -150,16 +155,18 @@ _register("timestamp", "per-request", "now time datetime timestamp clock ts utcn
 _register("timestamp", "per-day", "date today weekday dow yesterday tomorrow day")
 _register("identity", "per-session", "user username userid customer owner caller member person human profile "
           "preferences prefs timezone tz locale location city room area account nickname "
-          "firstname lastname fullname displayname recipient sender operator patient student client")
+          "firstname lastname fullname displayname recipient sender operator patient student client "
+          "guest useremail signedin")
 _register("session-id", "per-request", "request requestid trace traceid span nonce uuid guid seed random rand "
           "step turn counter iteration attempt correlation idempotency messageid")
 _register("session-id", "per-session", "session sessionid conversationid chatid threadid runid")
 _register("environment", "per-session", "cwd pwd workdir workspace workpath projectpath rootdir repopath os platform "
           "shell hostname arch machine env environment editor ide terminal home homedir isgitrepo gitrepo "
-          "branch gitbranch nodeversion pythonversion")
-_register("environment", "per-request", "gitstatus gitdiff recentfiles openfiles opentabs filetree "
-          "dirlisting directorylisting directorystructure activefile currentfile clipboard "
-          "cursorposition visiblefiles")
+          "branch gitbranch nodeversion pythonversion sysinfo sandbox sandboxed contextfiles "
+          # folder trees and listings: stable within a session, different per project
+          "filetree dirlisting directorylisting directorystructure")
+_register("environment", "per-request", "gitstatus gitdiff recentfiles openfiles opentabs "
+          "activefile currentfile clipboard cursorposition visiblefiles")
 _register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
           "retrieval rag search searchresults results sources citations knowledge kb similar query question "
           "userquery userinput usermessage input articles hits matches entities entityindex devices "
@@ -168,7 +175,7 @@ _register("memory", "per-request", "memory memories mem notes journal diary fact
           "history chathistory conversation transcript scratchpad heartbeat activity recentactivity "
           "recap learnings reflections dailynotes")
 _register("tool-order", "per-session", "tools tool toollist availabletools toolsummary tooldescriptions functions "
-          "extensions plugins mcp mcpservers servers skills capabilities")
+          "extensions plugins mcp mcpservers servers skills capabilities integrations addons")
 
 # Multi-word names read as one, before the single words (`working_directory` → cwd).
 _PHRASES: list[tuple[tuple[str, ...], str]] = [
@@ -176,6 +183,14 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("work", "path"), "workpath"), (("workspace", "path"), "workspace"), (("project", "path"), "projectpath"),
     (("git", "status"), "gitstatus"), (("git", "diff"), "gitdiff"), (("recent", "files"), "recentfiles"), (("open", "files"), "openfiles"),
     (("file", "tree"), "filetree"), (("directory", "listing"), "directorylisting"),
+    (("folder", "structure"), "filetree"), (("directory", "structure"), "filetree"), (("project", "structure"), "filetree"),
+    (("file", "structure"), "filetree"), (("folder", "tree"), "filetree"), (("directory", "tree"), "filetree"),
+    (("project", "tree"), "filetree"), (("dir", "tree"), "filetree"), (("repo", "tree"), "filetree"),
+    (("repository", "tree"), "filetree"), (("workspace", "tree"), "filetree"),
+    (("system", "info"), "sysinfo"), (("system", "information"), "sysinfo"), (("os", "info"), "sysinfo"),
+    (("platform", "info"), "sysinfo"), (("env", "info"), "sysinfo"), (("environment", "info"), "sysinfo"),
+    (("context", "files"), "contextfiles"), (("context", "file"), "contextfiles"), (("git", "changes"), "gitdiff"),
+    (("signed", "in"), "signedin"), (("logged", "in"), "signedin"), (("user", "email"), "useremail"),
     (("first", "name"), "firstname"), (("last", "name"), "lastname"), (("full", "name"), "fullname"),
     (("display", "name"), "displayname"), (("user", "name"), "username"),
     (("session", "id"), "sessionid"), (("request", "id"), "requestid"), (("trace", "id"), "traceid"),
@@ -244,17 +259,67 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     # `scratchpad_id`, `trace.uuid`: an id of something per-request or per-session,
     # unless it identifies a user (`user_id` is identity).
     if len(flat) > 1 and flat[-1] in ("id", "uuid", "guid") and not any(
-        _NAME_WORDS.get(w, ("",))[0] in ("identity", "session-id") for w in flat[:-1]
+        (_lookup(w) or ("",))[0] in ("identity", "session-id", "tool-order") for w in flat[:-1]
     ):
         scope = "per-session" if _PINNED_SCOPE.intersection(flat) else "per-request"
         return ("session-id", scope, "_".join(flat))
     # The leaf says most (`memory.last_modified` is memory, `user.timezone` identity),
-    # but a neutral leaf (`session.id`, `user.name`) defers to the parts before it.
-    for part in reversed(parts):
-        for word in reversed(part):
-            if word in _NAME_WORDS:
-                kind, frequency = _NAME_WORDS[word]
-                return (kind, frequency, word)
+    # but a neutral leaf (`session.id`, `user.name`) defers to the parts before it. A weak
+    # word (`context`, `summary`) yields to a stronger one anywhere in the name
+    # (`platform_context` is the environment, `workspace_summary` too).
+    weak: tuple[str, str, str] | None = None
+    for index in range(len(parts) - 1, -1, -1):
+        part = parts[index]
+        for position in range(len(part) - 1, -1, -1):
+            word = part[position]
+            entry = _lookup(word)
+            if entry is None:
+                continue
+            kind, frequency = entry
+            if kind == "tool-order" and _names_one_tool(parts, index, position):
+                continue  # `toolRefs.read`, `BASH_TOOL_NAME`: a constant, not a list
+
+            if word in _WEAK_WORDS:
+                weak = weak or (kind, frequency, word)
+                continue
+            return (kind, frequency, word)
+    return weak
+
+
+# Words that name a kind of content so general that a more specific word in the same name
+# decides (`platform_context`, `memory_summary`, `project_info`).
+_WEAK_WORDS = frozenset({"context", "contexts", "summary", "summaries", "info", "results", "input"})
+# After a tool word: what makes the name a reference to one tool or a number, not a list
+# rendered in some order (`tool_name`, `toolRefs.read`, `TOOL_COUNT`).
+_ONE_TOOL = frozenset({"name", "ref", "refs", "id", "key", "label", "prefix", "alias", "type", "kind", "count",
+                       "length", "size", "number", "num", "total", "enabled", "index", "call", "calls", "choice",
+                       "result", "results", "output", "outputs", "schema", "use", "usage", "mode", "timeout",
+                       "limit", "limits"})
+# Leaves after a tool word that still mean the whole catalogue (`tools.list`, `tool_summary`).
+_CATALOGUE = frozenset({"list", "summary", "summaries", "descriptions", "description", "catalog", "catalogue",
+                        "inventory", "info", "docs", "text", "block", "all", "available", "section", "prompt",
+                        "definitions", "specs", "json", "formatted", "str", "string", "md", "markdown"})
+
+
+def _names_one_tool(parts: list[list[str]], index: int, position: int) -> bool:
+    """Whether the tool word at ``parts[index][position]`` is qualified into a reference to
+    one tool (`toolRefs.read`, `tools.bash`, `ToolNames.EDIT`, `READ_TOOL_NAME`) or a number."""
+    after = parts[index][position + 1 :] + [w for part in parts[index + 1 :] for w in part]
+    if any(w in _ONE_TOOL for w in after):
+        return True
+    # A member of a tool namespace: any further part that is not a catalogue word.
+    later = [w for part in parts[index + 1 :] for w in part]
+    return bool(later) and not all(w in _CATALOGUE or w in _NEUTRAL for w in later)
+
+
+def _lookup(word: str) -> tuple[str, str] | None:
+    """A word's (kind, frequency), trying the singular of a plural (`steps`, `sessions`)."""
+    if word in _NAME_WORDS:
+        return _NAME_WORDS[word]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        entry = _NAME_WORDS.get(word[:-1])
+        if entry is not None and entry[0] == "session-id":  # `steps`, `turns`, `sessions`
+            return entry
     return None
 
 
@@ -272,6 +337,8 @@ class Overrides:
     volatile: Mapping[str, tuple[str, str]] | None = None
     # Tag → the IncludedValue (promptlint.project) of an include whose file is volatile.
     includes: Callable[[Any], Any] | None = None
+    # (`{% extends %}` Tag, path of the file it is in) → the parent Template, or None.
+    extends: Callable[[Any, str], Any] | None = None
 
 
 def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool = False) -> Volatility | None:
@@ -315,14 +382,63 @@ def _classify(expr: Expr, overrides: Overrides | None, *, collection: bool) -> V
             return None
         if kind == "timestamp":
             return _named_clock(expr, frequency, word)
+        name = ".".join(path)
+        if kind == "tool-order" and word in REGISTERED_LISTS:
+            return Volatility(
+                kind, frequency,
+                f"judged by the name `{name}`: {word} the host application registers, in a fixed order",
+                assumed=f"the order only changes when the set does; if it can change between processes, "
+                        f"set `{name} = \"tool-order\"` in [volatile]",
+                fixed_order=True,
+            )
         assumed = "a catalogue rendered in discovery order" if kind == "tool-order" and not collection else None
         return Volatility(
             kind,
             frequency,
-            f"judged by the name `{'.'.join(path)}`: {_KIND_WORDS[kind]}",
+            f"judged by the name `{name}`: {_KIND_WORDS[kind]}",
             assumed=assumed,
         )
     return None
+
+
+# Lists an application registers itself (installed skills, built-in extensions, plugins):
+# sorted or in registration order unless the prompt says they come and go.
+REGISTERED_LISTS = frozenset({"skills", "skill", "extensions", "extension", "plugins", "plugin", "capabilities",
+                              "integrations", "addons"})
+# What, said near such a loop, means the list comes and goes while the application runs.
+ORDER_CAN_CHANGE = re.compile(
+    r"\b(?:dynamic(?:ally)?|discover(?:s|ed|y)?|(?:en|dis)abl(?:e|es|ed|ing)|connected|loaded\s+(?:at|during|on)|"
+    r"load(?:s|ed)?\s+(?:them\s+)?(?:dynamically|on demand|at run ?time)|at\s+run[\s-]?time|runtime|on the fly|"
+    r"currently\s+active|hot[\s-]?reload(?:ed)?|come and go)\b",
+    re.IGNORECASE,
+)
+
+
+_MAPPING_CALLS = frozenset({"items", "values", "keys", "entries", "iteritems"})
+# Words in a list's own name that say it changes at run time (`loaded_plugins`).
+_CHANGING_WORDS = frozenset({"loaded", "discovered", "enabled", "active", "connected", "dynamic", "runtime",
+                             "installed", "mounted", "attached"})
+
+
+def order_can_change(vol: Volatility, nearby: str, expr: Expr | None = None) -> Volatility:
+    """A fixed-order list iterated as a mapping (`extensions.items()`), or whose nearby text
+    says it changes at run time ("extensions you enable or disable", "discovered",
+    "dynamically loaded"), is a discovery-order list."""
+    if not vol.fixed_order:
+        return vol
+    base = vol.evidence.split(":", 1)[0]
+    mapping = _MAPPING_CALLS.intersection(c.lower() for c in expr.calls) if expr is not None else set()
+    said = [w for p in (expr.paths if expr is not None else ()) for part in p for w in words(part)
+            if w in _CHANGING_WORDS]
+    if mapping:
+        because = f"{base}, iterated as a mapping (`.{min(mapping)}()`) in whatever order it was filled"
+    elif said:
+        because = f"{base}, and its name says they change at run time (`{said[0]}`)"
+    elif (found := ORDER_CAN_CHANGE.search(nearby)) is not None:
+        because = f"{base}, and the prompt says they change at run time ({found.group().strip()!r} near the loop)"
+    else:
+        return vol
+    return replace(vol, fixed_order=False, assumed=None, evidence=because)
 
 
 _KIND_WORDS = {
@@ -355,7 +471,7 @@ def _clock(expr: Expr) -> Volatility | None:
                 fmt_precision = spec[literal]
     if "today" in calls and not fmt_precision and "date" in (expr.root.lower(), *calls) and "isoformat" in calls:
         fmt_precision = "day"
-    precision = fmt_precision or _finest(method_precisions)
+    precision = fmt_precision or _truncated(expr, calls) or _finest(method_precisions)
     if precision is None and ({"today", "date"} & set(calls)) and not ({"now", "utcnow"} & set(calls)):
         precision = "day"
     if precision is None:
@@ -368,6 +484,27 @@ def _clock(expr: Expr) -> Volatility | None:
         "timestamp", _frequency_for(precision), f"{how} prints the time to the {precision}",
         precision=precision, confidence="high",
     )
+
+
+# Cutting an ISO string after N characters keeps this precision ("2026-11-30T14:03:27.123Z").
+_ISO_PREFIX = ((4, "year"), (7, "month"), (10, "day"), (13, "hour"), (16, "minute"), (19, "second"))
+_CUT = re.compile(r"\.(?:slice|substring|substr)\(\s*0\s*,\s*(\d+)\s*\)|\[\s*0?\s*:\s*(\d+)\s*\]")
+_SPLIT_DATE = re.compile(r"""\.split\(\s*['"][T ]['"]\s*\)\s*\[\s*0\s*\]""")
+
+
+def _truncated(expr: Expr, calls: list[str]) -> str | None:
+    """The precision left after an ISO string is cut (`toISOString().slice(0, 10)`,
+    `isoformat()[:16]`, `.split("T")[0]`) or a datetime is reduced to its date
+    (`datetime.now().date()`): None when nothing is cut."""
+    if _SPLIT_DATE.search(expr.source):
+        return "day"
+    cut = _CUT.search(expr.source)
+    if cut is not None:
+        length = int(cut.group(1) or cut.group(2))
+        return next((p for n, p in _ISO_PREFIX if length <= n), "millisecond")
+    if {"now", "utcnow"} & set(calls) and "date" in calls:
+        return "day"  # `now().date()`, and `now().date().isoformat()` prints that date
+    return None
 
 
 def _named_clock(expr: Expr, frequency: str, word: str) -> Volatility | None:

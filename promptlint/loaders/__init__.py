@@ -15,9 +15,10 @@ import stat
 from collections.abc import Callable
 
 from promptlint.core.ir import Block, Segment, Template
-from promptlint.loaders.base import LoadError, decode, detect_syntax
+from promptlint.loaders.base import Inference, LoadError, decode, detect_syntax, infer_syntax
 
-__all__ = ["FileTooLarge", "LoadError", "detect_syntax", "load_bytes", "load_file", "load_text", "read_bytes"]
+__all__ = ["FileTooLarge", "Inference", "LoadError", "detect_syntax", "infer_syntax", "load_bytes", "load_file",
+           "load_text", "read_bytes"]
 
 
 # The loader module of each syntax, imported when a file of that syntax is read (jinja2
@@ -48,9 +49,12 @@ class FileTooLarge(LoadError):
     """A file over the size limit: skipped with a warning, not an error."""
 
 
-def load_text(path: str, text: str, syntax: str | None = None) -> Template:
-    """Parse ``text`` as the given syntax, or the one its name and content suggest."""
-    syntax = syntax or detect_syntax(path, text)
+def load_text(path: str, text: str, syntax: str | None = None, evidence: str | None = None) -> Template:
+    """Parse ``text`` as the given syntax, or the one its name and content suggest.
+    ``evidence`` says what chose a given syntax (``--syntax``, a config glob)."""
+    if syntax is None:
+        inferred = infer_syntax(path, text)
+        syntax, evidence = inferred.syntax, inferred.evidence
     try:
         template = _loader(syntax)(path, text)
     except RecursionError:
@@ -58,6 +62,7 @@ def load_text(path: str, text: str, syntax: str | None = None) -> Template:
     depth = _nesting(template.segments)
     if depth > MAX_NESTING:
         raise LoadError(f"blocks nested {depth} deep (at most {MAX_NESTING} are read)")
+    template.syntax_evidence = evidence
     return template
 
 
@@ -106,15 +111,17 @@ def _file_type(mode: int) -> str:
     return "not a file"
 
 
-def load_file(path: str, syntax: str | None = None, max_size: int | None = DEFAULT_MAX_FILE_SIZE) -> Template:
+def load_file(
+    path: str, syntax: str | None = None, max_size: int | None = DEFAULT_MAX_FILE_SIZE, evidence: str | None = None
+) -> Template:
     """Read, decode and parse one prompt file. Raises :class:`LoadError`."""
-    return load_bytes(path, read_bytes(path, max_size), syntax)
+    return load_bytes(path, read_bytes(path, max_size), syntax, evidence)
 
 
-def load_bytes(path: str, data: bytes, syntax: str | None = None) -> Template:
+def load_bytes(path: str, data: bytes, syntax: str | None = None, evidence: str | None = None) -> Template:
     """Decode and parse a prompt file's bytes (BOM and line endings recorded)."""
     decoded = decode(data)
-    template = load_text(path, decoded.text, syntax)
+    template = load_text(path, decoded.text, syntax, evidence)
     template.has_bom = decoded.has_bom
     template.newline = decoded.newline
     return template

@@ -65,36 +65,164 @@ def decode(data: bytes) -> Decoded:
 
 _JINJA_MARKERS = re.compile(r"\{%-?\s*\w+|\{\{-?\s*[\w(]|\{#")
 _MUSTACHE_MARKERS = re.compile(r"\{\{\{?\s*[#^/>!&]?\s*[\w.]+\s*\}?\}\}")
-_MUSTACHE_SECTION = re.compile(r"\{\{\s*[#^/>!]")
-_DOLLAR_MARKERS = re.compile(r"\$\{[^}\n]+\}")
-_FORMAT_MARKERS = re.compile(r"(?<!\{)\{[A-Za-z_][\w.\[\]]*(?:![rsa])?(?::[^{}\n]*)?\}(?!\})")
+_MUSTACHE_SECTION = re.compile(r"\{\{~?\s*[#^/>!]")
+_MUSTACHE_NAME = re.compile(r"\{\{\{?~?\s*([A-Za-z_@][\w.@-]*)\s*~?\}?\}\}")
+_DOLLAR_MARKERS = re.compile(r"(?<!\\)\$\{([^}\n]+)\}")
+# A `str.format` field: a name (with attribute/index access), a conversion and a spec. Not
+# preceded by a word character, `\`, `$`, `^`, `_` or `}` (LaTeX `\frac{a}{b}`, `x_{i}`,
+# `${x}`) and not part of a doubled brace (`{{` is an escaped brace in a format string).
+_FORMAT_FIELD = re.compile(
+    r"(?<![{\\$^_}\w])\{([A-Za-z_]\w*(?:\.\w+|\[\w+\])*)(?:![rsa])?(?::[^{}\n]*)?\}(?!\})"
+)
+_JSON_OBJECT = re.compile(r"(?<!\{)\{\s*\"")
+# Prose that explains a placeholder instead of being filled through it: "where {answer} is
+# at most four sentences", "{reason} being one sentence", "replace {name} with your name".
+_EXPLAINED_BEFORE = re.compile(r"\b(?:where|replace|replacing|substitute)\s*[\"'“(]?\s*$", re.IGNORECASE)
+_EXPLAINED_AFTER = re.compile(
+    r"^[\"'”)]?\s*(?:(?:is|are)\s+(?:at most|at least|one of|your|replaced|filled)\b|means\b|stands for\b|"
+    r"being\b|with your\b|by your\b)",
+    re.IGNORECASE,
+)
+
+
+def _explained(before: str, after: str) -> bool:
+    """Whether a `{name}` is explained by the prose around it (an instruction to the model
+    about its own output, not a field the code fills)."""
+    return bool(_EXPLAINED_BEFORE.search(before) or _EXPLAINED_AFTER.search(after))
+
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
+_UPPER_PLACEHOLDER = re.compile(r"(?:\{\{\{?|\$\{)\s*[A-Z][A-Z0-9_]*\s*\}")
+
+# How each inferred syntax is named in messages.
+DESCRIPTIONS = {
+    "jinja": "Jinja",
+    "mustache": "Mustache-style placeholders",
+    "format": "str.format fields",
+    "dollar": "${name} placeholders",
+    "markdown": "static text",
+    "json": "a request body",
+}
+
+
+@dataclass(frozen=True)
+class Inference:
+    """The syntax a file is read as, and the evidence that decided it."""
+
+    syntax: str
+    evidence: str
+    # True when the content decided (not the extension, --syntax or config).
+    from_content: bool = False
+
+    @property
+    def description(self) -> str:
+        return DESCRIPTIONS.get(self.syntax, self.syntax)
 
 
 def detect_syntax(path: str, text: str, default: str | None = None) -> str:
     """The syntax of a file: by extension, and by content where the extension is ambiguous."""
+    return infer_syntax(path, text, default).syntax
+
+
+def _outside_fences(text: str) -> str:
+    """The text with fenced code blocks blanked (same length, newlines kept): placeholders
+    inside an example are not evidence that the file itself is a template."""
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        fence = _FENCE.match(line)
+        if fence or inside:
+            out.append("".join(c if c in "\r\n" else " " for c in line))
+            if fence:
+                inside = not inside
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def _names(found: list[str], what: str, limit: int = 4) -> str:
+    """``3 `{{NAME}}` placeholders (A, B, C)``: how many distinct names, and the first few."""
+    distinct = list(dict.fromkeys(found))
+    shown = ", ".join(distinct[:limit]) + (", …" if len(distinct) > limit else "")
+    return f"{len(distinct)} {what} ({shown})"
+
+
+def _format_fields(text: str) -> list[str]:
+    """The `str.format` field names of a text that reads as a valid format template, else []."""
+    import string
+
+    try:
+        list(string.Formatter().parse(text))
+    except ValueError:
+        return []  # unbalanced braces: not a format template
+    scanned = _CODE_SPAN.sub(lambda m: " " * len(m.group()), _outside_fences(text))
+    if _JSON_OBJECT.search(scanned):
+        return []  # a JSON object in a format template would be written with `{{`
+    fields = []
+    for match in _FORMAT_FIELD.finditer(scanned):
+        before = scanned[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
+        if _explained(before, scanned[match.end() : match.end() + 40]):
+            return []  # the file explains its placeholders: an instruction, not a template
+        fields.append(match.group(1))
+    return fields
+
+
+def infer_syntax(path: str, text: str, default: str | None = None) -> Inference:
+    """The syntax of a file and why: the extension, or for `.md`/`.txt`/`.prompt`/`.tmpl`
+    the placeholders the content holds (several of one style, shaped like variables)."""
     suffixes = [s.lower() for s in PurePath(path).suffixes]
     suffix = suffixes[-1] if suffixes else ""
     if suffix in EXTENSIONS and suffix not in AMBIGUOUS:
-        return EXTENSIONS[suffix]
+        return Inference(EXTENSIONS[suffix], f"extension {suffix}")
     # `name.j2.md`, `name.fmt.txt`: an inner template extension wins.
     for inner in reversed(suffixes[:-1]):
         if inner in EXTENSIONS and inner not in AMBIGUOUS:
-            return EXTENSIONS[inner]
+            return Inference(EXTENSIONS[inner], f"extension {inner}")
     if default:
-        return default
+        return Inference(default, "default")
+    found = _infer_from_content(text, suffix)
+    if found is not None:
+        return found
+    # Markdown agent files are static: `{answer}` in prose is an instruction, not a field.
+    plain = EXTENSIONS.get(suffix, "markdown")
+    return Inference(plain, f"extension {suffix}" if suffix else "no extension")
+
+
+def _infer_from_content(text: str, suffix: str) -> Inference | None:
     # `{#` opens a Jinja comment, but `{{#each}}` is a Mustache section.
     if ("{%" in text or re.search(r"(?<!\{)\{#", text)) and _JINJA_MARKERS.search(text):
-        return "jinja"
+        statements = re.findall(r"\{%-?\s*(\w+)", text)
+        what = f"{len(statements)} `{{% … %}}` statement(s)" if statements else "`{# … #}` comments"
+        return Inference("jinja", f"inferred from content: {what}", True)
+    body = _outside_fences(text)
+    # In a code span only an UPPER_CASE placeholder is evidence (`{{CURRENT_DATETIME}}` is
+    # replaced in code); "use `${name}` in your templates" is a prompt about templates.
+    body = _CODE_SPAN.sub(lambda m: m.group() if _UPPER_PLACEHOLDER.search(m.group()) else " " * len(m.group()), body)
     if _MUSTACHE_SECTION.search(text):
-        return "mustache"
-    if suffix == ".tmpl" or _DOLLAR_MARKERS.search(text):
-        return "dollar"
+        sections = re.findall(r"\{\{~?\s*[#^]\s*([\w.-]+)", text)
+        what = _names([f"{{{{#{s}}}}}" for s in sections], "Mustache/Handlebars sections") if sections else (
+            "Mustache partials or comments")
+        return Inference("mustache", f"inferred from content: {what}", True)
+    dollars = [m.group(1).strip() for m in _DOLLAR_MARKERS.finditer(body)]
+    if suffix == ".tmpl":
+        return Inference("dollar", "extension .tmpl", False)
+    if dollars:  # `${` is template syntax wherever it stands outside a code example
+        return Inference("dollar", f"inferred from content: {_names(dollars, '`${name}` placeholders')}", True)
     if "{{" in text and _JINJA_MARKERS.search(text) and re.search(r"\{\{\s*[\w.]+\s*\|", text):
-        return "jinja"
-    if "{{" in text and _MUSTACHE_MARKERS.search(text):
+        return Inference("jinja", "inferred from content: `{{ name | filter }}` expressions", True)
+    mustache = [m.group(1) for m in _MUSTACHE_NAME.finditer(body)]
+    fields = _format_fields(text)
+    if mustache and len(set(mustache)) >= len(set(fields)) and _MUSTACHE_MARKERS.search(text):
         # `{{ name }}` is both Jinja and Mustache; the IR is the same for plain names.
-        return "jinja" if re.search(r"\{\{[^}]*[(|]", text) else "mustache"
+        if re.search(r"\{\{[^}]*[(|]", text):
+            return Inference("jinja", "inferred from content: `{{ call() }}` expressions", True)
+        style = "{{UPPER_CASE}}" if all(n.isupper() for n in mustache) else "{{name}}"
+        return Inference("mustache", f"inferred from content: {_names(mustache, f'`{style}` placeholders')}", True)
     if "{{" in text and re.search(r"\{\{-?\s*[\w.]+\s*\(", text):
-        return "jinja"  # `{{ now().strftime(...) }}`: a call is Jinja, not Mustache
-    # Markdown agent files are static: `{answer}` in prose is an instruction, not a field.
-    return EXTENSIONS.get(suffix, "markdown")
+        return Inference("jinja", "inferred from content: `{{ call() }}` expressions", True)
+    if len(set(fields)) >= 2:
+        escaped = " and `{{`/`}}` escaped braces" if re.search(r"\{\{|\}\}", text) else ""
+        what = _names(fields, "`{name}` str.format fields")
+        return Inference("format", f"inferred from content: {what}{escaped}, no JSON outside them", True)
+    return None

@@ -264,6 +264,8 @@ class _Builder:
             block = Block(tag, span, None)
             if tag == "set":
                 block.target = rest.split("|", 1)[0].strip()
+            elif tag == "block" and rest:
+                block.target = rest.split()[0]
             if tag == "for":
                 self._describe_loop(block, rest)
             elif tag == "if" and rest:

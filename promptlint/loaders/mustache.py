@@ -15,8 +15,31 @@ from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Tag, Template, 
 from promptlint.loaders.base import LoadError
 
 # Handlebars helpers that sort what they are given.
-_SORTING_HELPERS = frozenset({"sort", "sortBy", "sorted", "orderBy", "sort_by"})
+_SORTING_HELPERS = frozenset({"sort", "sortBy", "sorted", "orderBy", "sort_by", "eachSorted", "sortedEach"})
 _STANDALONE_SIGILS = frozenset("#^/>!=")
+# Block helpers by what they do with their body: repeat it per item, render it or not, or
+# render it once in the context of a value. Unknown helpers render their body (conditionally).
+_LOOP_HELPERS = frozenset({"each", "list", "forEach", "foreach", "for", "iterate", "loop", "map", "join",
+                           "eachIndex", "eachProperty", "eachSorted", "sortedEach", "repeat", "items"})
+_CONTEXT_HELPERS = frozenset({"with", "let"})
+_HASH_OPTION = re.compile(r"(?<![\w.])[A-Za-z_][\w-]*=(?:\"[^\"]*\"|'[^']*'|\([^()]*\)|[^\s)]+)")
+_BLOCK_PARAMS = re.compile(r"\s+as\s+\|([^|]*)\|\s*$")
+
+
+def block_kind(helper: str | None, sigil: str) -> str:
+    """The IR kind of a section or block helper: each (a loop), if, unless, with, section
+    (a Mustache section over a value), inverted."""
+    if sigil == "^":
+        return "inverted"
+    if helper is None:
+        return "section"
+    if helper in _LOOP_HELPERS:
+        return "each"
+    if helper == "unless":
+        return "unless"
+    if helper in _CONTEXT_HELPERS:
+        return "with"
+    return "if"
 
 
 def load(path: str, source: str) -> Template:
@@ -24,7 +47,9 @@ def load(path: str, source: str) -> Template:
 
 
 def describe(content: str) -> Expr:
-    """A Mustache name (``user.name``) or a Handlebars helper call (``formatDate now "HH:mm"``)."""
+    """A Mustache name (``user.name``) or a Handlebars helper call (``formatDate now "HH:mm"``).
+    Hash options (``join=", "``) configure a helper; they are not its data."""
+    content = _HASH_OPTION.sub(" ", content)
     try:
         words = shlex.split(content, posix=True)
     except ValueError:
@@ -99,7 +124,9 @@ class _Parser:
             content = inner.strip()[1:].strip() if sigil and not triple else inner.strip()
             if sigil == "=":
                 content = content.rstrip("=").strip()
-            is_else = content == "else" and not sigil
+            # `{{else}}`, `{{else if cond}}`, `{{^}}` (Handlebars' inverse marker).
+            is_else = (not sigil and (content == "else" or content.startswith("else "))) or (
+                sigil == "^" and not content)
             tag_start, tag_end = start, end
             if sigil in _STANDALONE_SIGILS or is_else:
                 bounds = self._line_bounds(start, end)
@@ -115,15 +142,21 @@ class _Parser:
                     tag_end += 1
                 span = Span(tag_start, tag_end)
             line = self.source.count("\n", 0, start) + 1
-            if sigil in ("#", "^"):
+            if is_else:
+                body().append(Tag(span, "else"))
+            elif sigil in ("#", "^"):
+                params = _BLOCK_PARAMS.search(content)
+                if params:
+                    content = content[: params.start()]
                 words = content.split(None, 1)
                 helper = words[0] if sigil == "#" and len(words) > 1 else None
                 expr = describe(words[1] if helper else content)
-                kind = helper or ("inverted" if sigil == "^" else "section")
-                block = Block(kind, span, None, expr=expr)
-                block.sorted = bool(_SORTING_HELPERS.intersection(expr.calls))
-                if kind == "each" or kind == "section":
-                    block.loop_vars = ("this", ".")
+                kind = block_kind(helper, sigil)
+                block = Block(kind, span, None, expr=expr, helper=helper)
+                block.sorted = bool(_SORTING_HELPERS.intersection((helper or "",) + expr.calls))
+                if kind in ("each", "section", "with"):
+                    # Names inside are looked up on the item (or value) first.
+                    block.loop_vars = ("this", ".") + (tuple(params.group(1).split()) if params else ())
                 body().append(block)
                 stack.append((block, helper or content))
             elif sigil == "/":
@@ -144,8 +177,6 @@ class _Parser:
                 if len(parts) != 2:
                     raise LoadError(f"bad set-delimiter tag {self.source[start:end]!r}", line=line)
                 self.open, self.close = parts
-            elif is_else:
-                body().append(Tag(span, "else"))
             else:
                 body().append(Slot(span, describe(content)))
             cursor = text_start = span.end

@@ -80,6 +80,16 @@ def _summary(result: FileResult) -> Text:
     share = f"{stable / total:.0%}" if total else "n/a"
     line.append(f"stable prefix {stable:,} of {total:,} tokens ({share})")
     line.append(f" · {result.encoding}", style="dim")
+    evidence = result.extra.get("syntax_evidence")
+    if isinstance(evidence, str) and evidence.startswith("inferred from content"):
+        from promptlint.loaders.base import DESCRIPTIONS
+
+        what = DESCRIPTIONS.get(result.syntax or "", result.syntax or "")
+        line.append(f"\n    read as {what}, {evidence}; override with --syntax or [syntax] in config",
+                    style="dim")
+    if result.extra.get("role") == "user":
+        line.append(f"\n    read as the latest user turn ({result.extra.get('role_evidence')}): nothing after it is "
+                    "cached, so its volatile values cost nothing; set [role] in config if it is not", style="dim")
     extra = result.extra.get("cache")
     if isinstance(extra, dict) and extra.get("summary"):
         line.append(f"\n    {extra['summary']}", style="dim")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from promptlint.core import literals
+
 
 @dataclass(frozen=True)
 class VolatileValue:
@@ -66,6 +68,14 @@ def volatile_values(text: str) -> list[VolatileValue]:
         label = match.group("label").lower()
         name = "session_id" if label in _PER_SESSION_IDS else "request_id"
         found.append(VolatileValue(match.start("value"), match.end("value"), "id", name))
+    # Rendered for one request or user (core/literals.py): "Generated … at 07:12:44Z", a
+    # signed-in user's name and e-mail.
+    for value in literals.scan(text):
+        if value.kind == "identity":
+            found.append(VolatileValue(value.start, value.end, "identity", "signed_in_user"))
+        else:
+            found.append(VolatileValue(value.start, value.end, "timestamp", "current_time",
+                                       _precision(text[value.start : value.end])))
     found.sort(key=lambda v: (v.start, -(v.end - v.start)))
     kept: list[VolatileValue] = []
     for value in found:

@@ -64,7 +64,7 @@ class PlacedValue:
 
     @property
     def per_request(self) -> bool:
-        return self.value.label != "session_id"
+        return self.value.label not in ("session_id", "signed_in_user")
 
 
 @dataclass

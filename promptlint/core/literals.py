@@ -1,0 +1,92 @@
+"""Literal values that were rendered into a prompt for one request: strong evidence.
+
+A static prompt file or a request body is literal text, static unless strong evidence says
+otherwise (DESIGN.md). Two kinds of literal are that evidence:
+
+* a clock printed to the second under a label that says it is the time now or the time the
+  text was produced ("Current time: 2025-11-03T16:42:09Z", "Generated on 2025-11-03 at
+  07:12:44Z"): nobody types seconds into a prompt by hand, and a label says what they are;
+* a signed-in user's name and e-mail address in the text ("You are helping Dana Whitfield
+  (dana@northwind.example)", "Signed in as: dana@northwind.example").
+
+Dates without a time, minute-precision examples ("Current time: 14:03"), knowledge-cutoff
+sentences, version strings, SHAs and a support address are not evidence of anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
+_NAME = r"[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’.-]+){0,3}"
+# "Dana Whitfield (dana@…)", "Dana Whitfield <dana@…>", "Dana Whitfield, dana@…"
+_NAME_AND_EMAIL = re.compile(rf"(?P<name>{_NAME})[ \t]*(?:\(|<|\[|,[ \t]*)(?P<email>{_EMAIL})[)>\]]?")
+# "Signed in as: dana@…", "User: dana@…", "Logged in user = dana@…"
+_LABELLED_EMAIL = re.compile(
+    rf"(?i:\b(?:signed[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|logged[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|current[ \t]+user|"
+    rf"user(?:[ \t]+e-?mail)?|customer(?:[ \t]+e-?mail)?)[ \t]*[:=]?[ \t]*)(?P<email>{_EMAIL})"
+)
+# What says the person named is the one the assistant is serving.
+_USER_CONTEXT = re.compile(
+    r"(?i)\b(?:you\s+are\s+(?:helping|talking\s+(?:to|with)|chatting\s+with|assisting|speaking\s+(?:to|with)|"
+    r"serving|working\s+(?:for|with))|signed[- ]in|logged[- ]in|current\s+user|the\s+user\s+is|"
+    r"on\s+behalf\s+of|(?:user|customer|member)\s*:)"
+)
+
+_SECONDS = r"\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?"
+_ZONE = r"(?:[ \t]?(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}))?"
+_CLOCK = re.compile(rf"(?:\d{{4}}-\d{{2}}-\d{{2}}[T ])?{_SECONDS}{_ZONE}")
+# Labels that say a clock is the time now, or when the text was produced.
+_NOW_LABEL = re.compile(
+    r"(?i)\b(?:current\s+(?:date\s*(?:and|&|/)\s*)?time|time\s+now|local\s+time|server\s+time|system\s+time|"
+    r"the\s+time\s+is|now|timestamp|generated|rendered|produced|requested)\b"
+)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A literal value rendered for one request, at ``[start, end)`` of the text given."""
+
+    start: int
+    end: int
+    kind: str  # "timestamp" or "identity"
+    what: str  # said in messages
+
+
+def signed_in_users(text: str) -> Iterator[Rendered]:
+    """A person's name and e-mail address (or a labelled address) where the text says
+    the assistant is serving them."""
+    for match in _NAME_AND_EMAIL.finditer(text):
+        start = text.rfind("\n\n", 0, match.start())
+        before = text[max(start, match.start() - 160, 0) : match.start()]
+        if _USER_CONTEXT.search(before) or _USER_CONTEXT.search(text[match.end() : match.end() + 80]):
+            yield Rendered(match.start("name"), match.end(), "identity", "signed-in user's name and e-mail")
+    for match in _LABELLED_EMAIL.finditer(text):
+        yield Rendered(match.start("email"), match.end("email"), "identity", "signed-in user's e-mail")
+
+
+def rendered_clocks(line: str) -> Iterator[Rendered]:
+    """A clock printed to the second after a label that says it is the time now or the time
+    the text was produced, on one line."""
+    for label in _NOW_LABEL.finditer(line):
+        clock = _CLOCK.search(line, label.end())
+        if clock is not None and clock.start() - label.end() <= 40:
+            yield Rendered(clock.start(), clock.end(), "timestamp", "clock to the second")
+            return
+
+
+def scan(text: str) -> list[Rendered]:
+    """Every rendered value of a text, in order, not overlapping."""
+    found: list[Rendered] = list(signed_in_users(text))
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        found.extend(Rendered(r.start + offset, r.end + offset, r.kind, r.what) for r in rendered_clocks(line))
+        offset += len(line)
+    found.sort(key=lambda r: (r.start, -(r.end - r.start)))
+    kept: list[Rendered] = []
+    for value in found:
+        if not kept or value.start >= kept[-1].end:
+            kept.append(value)
+    return kept

@@ -1,0 +1,145 @@
+"""Placeholders in .md, .txt and .prompt files: the syntax is inferred from the content,
+with the evidence said in the JSON output and in one line of the text output; literal
+braces (JSON, LaTeX, shell, `{answer}` instructions) keep a file static."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptlint.api import check_paths, check_text
+from promptlint.loaders import infer_syntax, load_text
+
+RULES = "\n".join(
+    f"{i}. Read the files a change touches before you edit them, keep each diff as small as the task "
+    "allows, run the project's own tests after every edit and report failures verbatim."
+    for i in range(1, 31)
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "syntax"),
+    [
+        # {{UPPER_CASE}} replacement, with or without backticks around it
+        ("AGENT.md", "Now: {{CURRENT_DATETIME}}\nCwd: {{WORKING_DIRECTORY}}\n", "mustache"),
+        ("retro.md", "- Current datetime: `{{CURRENT_DATETIME}}`\n", "mustache"),
+        # str.format: two fields, balanced braces, JSON escaped as {{ }}
+        ("rag.txt", "Excerpts:\n{context}\n\nReturn {{\"answer\": \"…\"}}\nQuestion: {question}\n", "format"),
+        ("assistant.prompt", "Time: {current_datetime}\nUser: {user_name}\n", "format"),
+        # `${name}`: JavaScript template literals, Python's string.Template
+        ("concierge.md", "Guest: ${guest_name}, room ${room_number}\n", "dollar"),
+        # one field is not several: a lone `{user_name}` stays static text
+        ("p.txt", "Hello {user_name}, welcome.\n", "markdown"),
+        # `{answer}` as an instruction, in code spans or explained in prose
+        ("grade.md", "Reply as `ANSWER: {answer}` and `REASON: {reason}`.\n", "markdown"),
+        ("style.md", "Write it as {answer}, then {sources}, where {answer} is at most four sentences.\n", "markdown"),
+        ("defs.txt", "Use {verdict} and {reason}: {verdict} is one of CORRECT or WRONG.\n", "markdown"),
+        # a JSON object written as-is: not a format template
+        ("extract.md", 'Return {"order_id": null} for {customer} and {order}.\n', "markdown"),
+        # LaTeX and shell examples
+        ("math.md", "Fractions as $\\frac{a}{b}$, indices as $x_{i}$, sets as $\\{1, 2\\}$.\n", "markdown"),
+        ("setup.md", "Run:\n\n```sh\nexport PATH=\"${HOME}/bin:${PATH}\"\n```\n", "markdown"),
+        ("docs.md", "A template looks like:\n\n```\nHello {{name}}, today is {{date}}\n```\n", "markdown"),
+        # a prompt about templates: placeholders in code spans are examples, unless UPPER_CASE
+        ("guide.md", "Use `${variable}` syntax in templates, like `${name}` or `{{user}}`.\n", "markdown"),
+        ("retro.txt", "Started: `${SESSION_START}`\n", "dollar"),
+        # unbalanced braces cannot be a format template
+        ("code.txt", "Write `if (x) {` on one line and {close} it with {brace later\n", "markdown"),
+    ],
+)
+def test_inferred_syntax(path: str, text: str, syntax: str) -> None:
+    assert infer_syntax(path, text).syntax == syntax
+
+
+def test_the_evidence_names_the_style_and_the_placeholders() -> None:
+    inferred = infer_syntax("AGENT.md", "{{CURRENT_DATETIME}} {{WORKING_DIRECTORY}} {{FOLDER_STRUCTURE}}")
+    assert inferred.from_content
+    assert "3 `{{UPPER_CASE}}` placeholders (CURRENT_DATETIME, WORKING_DIRECTORY, FOLDER_STRUCTURE)" in inferred.evidence
+    fmt = infer_syntax("rag.txt", "{context}\n{question}\n{{ }}")
+    assert fmt.syntax == "format" and "2 `{name}` str.format fields (context, question)" in fmt.evidence
+    assert "escaped braces" in fmt.evidence
+    by_extension = infer_syntax("a.j2", "{{ x }}")
+    assert (by_extension.evidence, by_extension.from_content) == ("extension .j2", False)
+
+
+def test_load_text_keeps_the_evidence() -> None:
+    template = load_text("p.md", "Hi {{USER_NAME}} at {{USER_LOCATION}}")
+    assert template.syntax == "mustache"
+    assert template.syntax_evidence is not None and template.syntax_evidence.startswith("inferred from content")
+    assert load_text("p.md", "x", "jinja").syntax_evidence is None
+
+
+def _agent_md() -> str:
+    # The three placeholders at the top of ~1,000 tokens of rules.
+    return (
+        "# Forge\n\nYou are Forge, a coding agent.\n\n"
+        "Current date and time: {{CURRENT_DATETIME}}\n"
+        "Working directory: {{WORKING_DIRECTORY}}\n\n"
+        "Project layout:\n{{FOLDER_STRUCTURE}}\n\n## Rules\n\n" + RULES + "\n"
+    )
+
+
+def test_markdown_with_upper_case_placeholders_is_checked_as_mustache(run_cli, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    write("AGENT.md", _agent_md())
+    result = run_cli("check", "--no-frames", "AGENT.md", cwd=tmp_path)
+    lines = result.stdout.splitlines()
+    clock = next(line for line in lines if "CURRENT_DATETIME" in line and "PC101" in line)
+    cwd = next(line for line in lines if "WORKING_DIRECTORY" in line and "PC101" in line)
+    tree = next(line for line in lines if "FOLDER_STRUCTURE" in line and "PC101" in line)
+    assert "[error] timestamp" in clock
+    assert "[warning] environment" in cwd and "[warning] environment" in tree
+    said = [line for line in lines if "read as Mustache-style placeholders" in line]
+    assert len(said) == 1 and "CURRENT_DATETIME, WORKING_DIRECTORY, FOLDER_STRUCTURE" in said[0]
+    assert "--syntax" in said[0]  # how to override it
+
+    data = json.loads(run_cli("check", "--format", "json", "AGENT.md", cwd=tmp_path).stdout)
+    assert data["files"][0]["syntax"] == "mustache"
+    assert data["files"][0]["syntax_evidence"].startswith("inferred from content: 3 `{{UPPER_CASE}}` placeholders")
+    kinds = {(f["line"], f["kind"], f["severity"]) for f in data["findings"] if f["rule"] == "PC101"}
+    assert kinds == {(5, "timestamp", "error"), (6, "environment", "warning"), (9, "environment", "warning")}
+    assert data["files"][0]["tokens"] > 1000
+
+
+def test_static_text_says_nothing_about_inference(run_cli, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    write("SOUL.md", "# Soul\n\nBe kind. Answer as {answer}.\n")
+    result = run_cli("check", "SOUL.md", cwd=tmp_path)
+    assert "read as" not in result.stdout
+    data = json.loads(run_cli("check", "--format", "json", "SOUL.md", cwd=tmp_path).stdout)
+    assert data["files"][0]["syntax"] == "markdown"
+    assert data["files"][0]["syntax_evidence"] == "extension .md"
+
+
+def test_syntax_option_and_config_glob_override_inference(run_cli, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    write("prompts/a.txt", "{context}\n{question}\n")
+    write("promptlint.toml", '[syntax]\n"prompts/*.txt" = "markdown"\n')
+    data = json.loads(run_cli("check", "--format", "json", "prompts/a.txt", cwd=tmp_path).stdout)
+    assert data["files"][0]["syntax"] == "markdown"
+    assert data["files"][0]["syntax_evidence"] == "config [syntax] 'prompts/*.txt' in promptlint.toml"
+    forced = json.loads(run_cli("check", "--format", "json", "--syntax", "jinja", "prompts/a.txt", cwd=tmp_path).stdout)
+    assert (forced["files"][0]["syntax"], forced["files"][0]["syntax_evidence"]) == ("jinja", "--syntax jinja")
+
+
+def test_format_txt_reports_its_fields(tmp_path: Path) -> None:
+    path = tmp_path / "rag.txt"
+    path.write_text("You answer from the excerpts.\nExcerpts:\n{context}\n\n" + RULES + "\n\nQuestion: {question}\n")
+    report = check_paths([str(path)])
+    found = {(f.line, f.kind, f.severity) for f in report.findings if f.rule == "PC101"}
+    assert found == {(3, "retrieval", "error"), (36, "retrieval", "warning")}
+    assert report.files[0].syntax == "format"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Return {"order_id": "string or null", "items": []} for {customer} and {order}.\n',
+        "Answer in the form `VERDICT: {verdict}` then `REASON: {reason}`.\n",
+        "Write {answer}, then {sources}, where {answer} is at most four sentences.\n",
+        "```sh\nexport PATH=\"${HOME}/.local/bin:${PATH}\"\n```\n",
+    ],
+)
+def test_literal_brace_traps_stay_quiet(text: str) -> None:
+    result = check_text(text + RULES, path="prompt.md")
+    assert result.syntax == "markdown"
+    assert result.findings == []

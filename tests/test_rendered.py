@@ -1,0 +1,119 @@
+"""Rendered content is evidence: a clock to the second under a "now"/"generated" label, or a
+signed-in user's name and e-mail, in a static file or a request body is rated by where it
+stands; dates, cutoffs, versions, SHAs and support addresses stay quiet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptlint.api import check_paths, check_text
+from promptlint.core import literals
+
+from conftest import LONG_RULES
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "literal"),
+    [
+        ("Current time: 2025-11-03T16:42:09Z", "timestamp", "2025-11-03T16:42:09Z"),
+        ("Generated on 2025-11-03 at 07:12:44Z by the digest job.", "timestamp", "07:12:44Z"),
+        ("Rendered at 2026-01-05 10:12:33 UTC", "timestamp", "2026-01-05 10:12:33 UTC"),
+        ("The time is 16:42:09.", "timestamp", "16:42:09"),
+        ("You are helping Dana Whitfield (dana@northwind.example), an admin.", "identity",
+         "Dana Whitfield (dana@northwind.example)"),
+        ("Signed in as: dana@northwind.example", "identity", "dana@northwind.example"),
+        ("User: Priya Raman <priya@acme.example>", "identity", "Priya Raman <priya@acme.example>"),
+    ],
+)
+def test_rendered_values(text: str, kind: str, literal: str) -> None:
+    (found,) = literals.scan(text)
+    assert (found.kind, text[found.start : found.end]) == (kind, literal)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Current time: 14:03",  # minute precision: may be an example
+        "Our policy is effective from 2024-03-01.",
+        "Your knowledge cutoff is October 2024.",
+        "Release 4.2.1 (build 7f3c9e2a), released 2025-06-30.",
+        "Questions go to billing@northwind.example.",
+        "Escalate to our officer, Priya Raman (privacy@northwind.example).",
+        "Last synced: 2026-11-30T09:14:22Z",  # a sync stamp, not the time now: low confidence (info)
+        "Meeting slots run from 09:00:00 to 17:30:00.",
+    ],
+)
+def test_not_rendered(text: str) -> None:
+    assert literals.scan(text) == []
+
+
+def test_static_file_clock_at_the_top_is_an_error_and_at_the_end_a_warning() -> None:
+    top = check_text("You are Beacon.\nCurrent time: 2025-11-03T16:42:09Z\n" + LONG_RULES, path="oncall.md")
+    (finding,) = [f for f in top.findings if f.rule == "PC105"]
+    assert (finding.line, finding.kind, finding.severity, finding.confidence) == (2, "timestamp", "error", "medium")
+    assert "rendered" in finding.message and "16:42:09" in (finding.evidence or "")
+    tail = check_text("You are Beacon.\n" + LONG_RULES + "\nCurrent time: 2025-11-03T16:42:09Z\n", path="oncall.md")
+    assert [(f.kind, f.severity) for f in tail.findings if f.rule == "PC105"] == [("timestamp", "warning")]
+
+
+def test_weak_evidence_stays_info() -> None:
+    result = check_text("You are Hearth.\nCurrent time: 14:03\n" + LONG_RULES, path="snapshot.txt")
+    assert [(f.severity, f.confidence) for f in result.findings if f.rule == "PC105"] == [("info", "low")]
+
+
+def test_signed_in_user_in_a_static_file() -> None:
+    text = "You are Harbor.\nYou are helping Dana Whitfield (dana@northwind.example).\n" + LONG_RULES
+    (finding,) = [f for f in check_text(text, path="help.md").findings if f.rule == "PC105"]
+    assert (finding.line, finding.kind, finding.severity) == (2, "identity", "error")
+
+
+def test_example_domain_is_not_an_example_line() -> None:
+    # `.example` in an address is a domain, not the word "example" that marks sample lines.
+    text = "You are chatting with Sam Ortiz (sam@acme.example).\n" + LONG_RULES
+    assert [f.kind for f in check_text(text, path="a.md").findings if f.rule == "PC105"] == ["identity"]
+
+
+def _body(system: str, **extra: object) -> str:
+    return json.dumps({"model": "gpt-5.5", **extra, "messages": [
+        {"role": "system", "content": system}, {"role": "user", "content": "Hi"}]}, indent=2)
+
+
+def test_signed_in_user_in_a_request_body(tmp_path: Path) -> None:
+    path = tmp_path / "body.json"
+    path.write_text(_body("You are helping Dana Whitfield (dana@northwind.example).\n" + LONG_RULES))
+    found = [(f.rule, f.kind, f.severity, f.frequency) for f in check_paths([str(path)]).findings
+             if f.rule in ("PC208", "PC201")]
+    assert found == [("PC208", "identity", "error", "per-session")]
+    message = next(f.message for f in check_paths([str(path)]).findings if f.rule == "PC208")
+    assert "differs for every user" in message
+
+
+def test_generated_at_in_a_request_body_before_a_breakpoint(tmp_path: Path) -> None:
+    body = {
+        "model": "claude-sonnet-4-5",
+        "system": [{"type": "text", "text": "Generated on 2025-11-03 at 07:12:44Z.\n" + LONG_RULES,
+                    "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "Hi"}],
+        "max_tokens": 10,
+    }
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps(body, indent=2))
+    found = [(f.rule, f.kind, f.severity) for f in check_paths([str(path)]).findings if f.rule == "PC201"]
+    assert found == [("PC201", "timestamp", "error")]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Rendered system prompt, captured from the gateway log for debugging.",
+        "=== captured system message (trace dump) ===",
+        "<!-- Snapshot of the rendered prompt, saved by the eval harness -->",
+    ],
+)
+def test_a_capture_of_one_rendering_stays_low_confidence(header: str) -> None:
+    text = f"{header}\nCurrent time: 2025-11-03T16:42:09Z\n" + LONG_RULES
+    found = [(f.severity, f.confidence) for f in check_text(text, path="captured.md").findings if f.rule == "PC105"]
+    assert found == [("info", "low")]
