@@ -6,7 +6,7 @@ import os
 import stat
 from collections.abc import Callable
 
-from promptlint.core.ir import Block, Segment, Template
+from promptlint.core.ir import CODE_SYNTAXES, Block, Segment, Template
 from promptlint.loaders.base import LoadError, decode, detect_syntax
 
 __all__ = ["FileTooLarge", "LoadError", "detect_syntax", "load_bytes", "load_file", "load_text", "read_bytes"]
@@ -37,6 +37,14 @@ def _loader(syntax: str) -> Callable[[str, str], Template]:
         from promptlint.loaders import requestjson
 
         return requestjson.load
+    if syntax == "python":
+        from promptlint.loaders.code import python
+
+        return python.load
+    if syntax in ("typescript", "javascript"):
+        from promptlint.loaders.code import typescript
+
+        return typescript.loader(syntax)
     raise LoadError(f"unknown syntax {syntax!r}")
 
 
@@ -52,16 +60,25 @@ class FileTooLarge(LoadError):
     """A file over the size limit: skipped with a warning, not an error."""
 
 
-def load_text(path: str, text: str, syntax: str | None = None) -> Template:
-    """Parse ``text`` as the given syntax, or the one its name and content suggest."""
+def load_text(path: str, text: str, syntax: str | None = None, prompt_names: tuple[str, ...] = ()) -> Template:
+    """Parse ``text`` as the given syntax, or the one its name and content suggest.
+
+    ``prompt_names`` (config ``[code] prompt-names``) are more names whose strings are
+    prompts, for code files."""
     syntax = syntax or detect_syntax(path, text)
     try:
-        template = _loader(syntax)(path, text)
+        if syntax in CODE_SYNTAXES:
+            from promptlint.loaders.code import load_code
+
+            template = load_code(_loader(syntax), path, text, prompt_names)
+        else:
+            template = _loader(syntax)(path, text)
     except RecursionError:
         raise LoadError(f"nested too deeply to read as {syntax}") from None
-    depth = _nesting(template.segments)
-    if depth > MAX_NESTING:
-        raise LoadError(f"blocks nested {depth} deep (at most {MAX_NESTING} are read)")
+    for part in template.prompts or [template]:
+        depth = _nesting(part.segments)
+        if depth > MAX_NESTING:
+            raise LoadError(f"blocks nested {depth} deep (at most {MAX_NESTING} are read)")
     return template
 
 
@@ -110,15 +127,16 @@ def _file_type(mode: int) -> str:
     return "not a file"
 
 
-def load_file(path: str, syntax: str | None = None, max_size: int | None = DEFAULT_MAX_FILE_SIZE) -> Template:
+def load_file(path: str, syntax: str | None = None, max_size: int | None = DEFAULT_MAX_FILE_SIZE,
+              prompt_names: tuple[str, ...] = ()) -> Template:
     """Read, decode and parse one prompt file. Raises :class:`LoadError`."""
-    return load_bytes(path, read_bytes(path, max_size), syntax)
+    return load_bytes(path, read_bytes(path, max_size), syntax, prompt_names)
 
 
-def load_bytes(path: str, data: bytes, syntax: str | None = None) -> Template:
+def load_bytes(path: str, data: bytes, syntax: str | None = None, prompt_names: tuple[str, ...] = ()) -> Template:
     """Decode and parse a prompt file's bytes (BOM and line endings recorded)."""
     decoded = decode(data)
-    template = load_text(path, decoded.text, syntax)
+    template = load_text(path, decoded.text, syntax, prompt_names)
     template.has_bom = decoded.has_bom
     template.newline = decoded.newline
     return template
