@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,9 @@ from promptlint.config import Config, ConfigError
 from promptlint.core.context import RuleContext
 from promptlint.discovery import prompt_files
 from promptlint.core.findings import FileResult, Finding, Report
-from promptlint.core.ir import Tag, Template
-from promptlint.loaders import FileTooLarge, LoadError, load_bytes, load_text, read_bytes
+from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
+from promptlint.loaders.code import may_hold_prompt
+from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
 from promptlint.project import CachedFile, CheckedFile, Project, include_problem, include_resolver
 from promptlint.registry import rules
 from promptlint.resultcache import ResultCache
@@ -59,19 +60,29 @@ def check_template(template: Template, config: Config | None = None, model: str 
 
 def _check_template(template: Template, config: Config, model: str | None = None) -> CheckedFile:
     encoding = tokens.encoding_name_for_model(model or config.target_model)
-    analysis = analyze(template, encoding, config.overrides)
+    # A code file may build several prompts: each is analysed on its own (see
+    # promptlint.loaders.code), and the file reports their findings and summed figures.
+    parts = template.prompts if template.syntax in CODE_SYNTAXES and template.prompts else [template]
+    analyses = [analyze(part, encoding, config.overrides) for part in parts]
+    analysis = max(analyses, key=lambda a: a.tokens)
     result = FileResult(
         path=template.path,
         syntax=template.syntax,
         encoding=encoding,
-        tokens=analysis.tokens,
-        stable_prefix_tokens=analysis.stable_prefix_tokens,
+        tokens=sum(a.tokens for a in analyses),
+        stable_prefix_tokens=sum(a.stable_prefix_tokens for a in analyses),
     )
-    ctx = RuleContext(template.path, template, analysis, config)
-    suppressions = suppress.parse(template.source)
-    for rule in rules():
-        if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
-            result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
+    suppressions = suppress.parse(template.source, template.syntax, template.statements)
+    for part, part_analysis in zip(parts, analyses, strict=True):
+        ctx = RuleContext(template.path, part, part_analysis, config)
+        for rule in rules():
+            if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
+                result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
+    if template.syntax in CODE_SYNTAXES:
+        from promptlint.core.codefiles import describe_prompts, distinct_findings
+
+        result.findings = distinct_findings(result.findings)
+        result.extra["prompts"] = describe_prompts(template, analyses)
     result.findings.sort(key=lambda f: f.sort_key)
     if config.provider:
         from promptlint import cachecost
@@ -91,7 +102,7 @@ def check_text(text: str, path: str = "<string>", syntax: str | None = None, con
     """Check prompt text that is not on disk (an agent framework's own tests)."""
     config = config or Config()
     try:
-        template = load_text(path, text, syntax or _syntax_for(path, config, None))
+        template = load_text(path, text, syntax or _syntax_for(path, config, None), config.prompt_names)
     except LoadError as exc:
         return FileResult(path=path, error=_describe(exc))
     return check_template(template, config)
@@ -106,8 +117,27 @@ def _describe(exc: LoadError) -> str:
 
 def check_file(path: str, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
     """Check one file with its own configuration (single-file rules only)."""
-    result, _ = _check_file(path, config, syntax, options)
+    try:
+        result, _ = _check_file(path, config, syntax, options)
+    except SkippedCode as exc:
+        return FileResult(path=path, syntax=syntax or detect_syntax(path, ""), error=exc.reason, tokens=0,
+                          stable_prefix_tokens=0)
     return result
+
+
+class SkippedCode(Exception):
+    """A code file that builds no prompt (``reason`` None) or does not parse (``reason``):
+    not a prompt file. A folder walk skips it (the second with a warning); a file named on
+    the command line is said to have no prompt, or reported as unreadable."""
+
+    def __init__(self, reason: str | None) -> None:
+        super().__init__(reason or "no prompt")
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class _Skip:
+    reason: str | None
 
 
 def _check_file(
@@ -129,10 +159,15 @@ def _check_file(
             file_config = config
 
             def load() -> CheckedFile:
-                return _check_template(load_bytes(path, data, syntax), file_config)
+                return _check_template(load_bytes(path, data, syntax, file_config.prompt_names), file_config)
 
             return result, CachedFile(path, config, result, load)
-        checked = _check_template(load_bytes(path, data, syntax), config)
+        if (syntax or detect_syntax(path, "")) in CODE_SYNTAXES and not may_hold_prompt(data, config.prompt_names):
+            raise SkippedCode(None)  # the sniff: no word a prompt is built with
+        template = load_bytes(path, data, syntax, config.prompt_names)
+        if template.syntax in CODE_SYNTAXES and not template.prompts:
+            raise SkippedCode(None)
+        checked = _check_template(template, config)
         if cache is not None and key is not None and not checked.has_includes and checked.result is not None:
             cache.put(key, {"file": checked.result.to_json(),
                             "findings": [f.to_json() for f in checked.result.findings]})
@@ -140,10 +175,12 @@ def _check_file(
         return FileResult(path=path, error=str(exc)), None
     except FileTooLarge:
         raise  # check_paths says it was skipped
+    except LoadError as exc:
+        if (syntax or detect_syntax(path, "")) in CODE_SYNTAXES:
+            raise SkippedCode(_describe(exc)) from None
+        return FileResult(path=path, error=_describe(exc)), None
     except RecursionError:
         return FileResult(path=path, error="nested too deeply to analyse"), None
-    except LoadError as exc:
-        return FileResult(path=path, error=_describe(exc)), None
     except tokens.TokenizerError as exc:
         return FileResult(path=path, error=str(exc)), None
     assert checked.result is not None
@@ -218,13 +255,30 @@ def check_paths(
         checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs)
     else:
         checked_files = (_check_or_skip(path, explicit, syntax, options, project, cache) for path in files)
+    named = {os.path.abspath(p) for p in paths if not os.path.isdir(p)}
+    no_prompt: list[str] = []
     for path, result, checked in checked_files:
         if isinstance(result, str):
             report.warnings.append(f"{path}: {result}")
             continue
+        if isinstance(result, _Skip):
+            # Code without a prompt is no prompt file: quiet in a folder walk, one note when named.
+            if os.path.abspath(path) not in named:
+                if result.reason is not None:
+                    report.warnings.append(f"{path}: skipped ({result.reason})")
+                continue
+            if result.reason is None:
+                no_prompt.append(path)
+                continue
+            result = FileResult(path=path, error=result.reason)
         report.files.append(result)
         if checked is not None:
             project.add(checked)
+    if no_prompt:
+        # One quiet line, however many (a pre-commit hook names every staged source file).
+        shown = ", ".join(no_prompt[:3]) + (f" and {len(no_prompt) - 3} more" if len(no_prompt) > 3 else "")
+        report.notes.append(f"{shown}: no prompt built in {'this code file' if len(no_prompt) == 1 else 'these code files'}"
+                            " (skipped; `[tool.promptlint.code] prompt-names` names more)")
     _check_project(project, report)
     for model in sorted({checked.config.target_model for checked in project.files}):
         note = tokens.unknown_model_note(model)
@@ -233,7 +287,7 @@ def check_paths(
     return report
 
 
-_Checked = tuple[str, "FileResult | str", "CheckedFile | None"]
+_Checked = tuple[str, "FileResult | str | _Skip", "CheckedFile | None"]
 
 
 def _check_or_skip(
@@ -245,6 +299,8 @@ def _check_or_skip(
         result, checked = _check_file(path, explicit, syntax, options, project, cache)
     except FileTooLarge as exc:
         return path, exc.message, None
+    except SkippedCode as exc:
+        return path, _Skip(exc.reason), None
     return path, result, checked
 
 
@@ -257,7 +313,7 @@ def _init_worker(explicit: Config | None, syntax: str | None, options: dict[str,
     _worker_setup = (explicit, syntax, options, ResultCache(cache_folder) if cache_folder is not None else None)
 
 
-def _check_in_worker(path: str) -> tuple[FileResult | str, bool]:
+def _check_in_worker(path: str) -> tuple[FileResult | str | _Skip, bool]:
     assert _worker_setup is not None
     explicit, syntax, options, cache = _worker_setup
     _, result, checked = _check_or_skip(path, explicit, syntax, options, None, cache)
@@ -278,14 +334,15 @@ def _check_in_processes(
                              initargs=(explicit, syntax, options, cache.folder if cache else None)) as pool:
         outcomes = list(pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8))))
     for path, (result, has_includes) in zip(files, outcomes, strict=True):
-        if isinstance(result, str) or result.error:
+        if isinstance(result, str | _Skip) or result.error:
             yield path, result, None
             continue
         config = config_for_file(path, explicit, None, **options)
         file_syntax = _syntax_for(path, config, syntax)
 
         def load(path: str = path, config: Config = config, file_syntax: str | None = file_syntax) -> CheckedFile:
-            return _check_template(load_bytes(path, read_bytes(path, config.max_file_size), file_syntax), config)
+            return _check_template(load_bytes(path, read_bytes(path, config.max_file_size), file_syntax,
+                                              config.prompt_names), config)
 
         yield path, result, CachedFile(path, config, result, load, has_includes)
 
@@ -316,7 +373,8 @@ def _check_project(project: Project, report: Report) -> None:
             if checked is not None and not checked.config.rule_enabled(rule.CODE):
                 continue
             if target is not None and checked is not None:
-                if suppress.parse(checked.template.source).allows(finding):
+                template = checked.template
+                if suppress.parse(template.source, template.syntax, template.statements).allows(finding):
                     target.findings.append(finding)
                     target.findings.sort(key=lambda f: f.sort_key)
             else:

@@ -5,6 +5,7 @@ up from each checked file. Unknown keys are an error naming the key.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
@@ -21,6 +22,8 @@ DEFAULT_INCLUDE: tuple[str, ...] = (
     "*.md", "*.markdown", "*.mdx", "*.txt", "*.prompt", "*.j2", "*.jinja", "*.jinja2",
     "*.mustache", "*.hbs", "*.handlebars", "*.fmt", "*.tmpl",
     "*.json",  # request bodies only: other JSON is skipped by shape (discovery.py)
+    # Prompt builders in code: files that build no prompt are skipped unread (discovery.py).
+    "*.py", "*.ts", "*.tsx", "*.mts", "*.cts", "*.js", "*.jsx", "*.mjs", "*.cjs",
 )
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox",
@@ -58,6 +61,8 @@ class Config:
     assembly: dict[str, Any] = field(default_factory=dict)
     providers: dict[str, Any] = field(default_factory=dict)
     prices: dict[str, Any] = field(default_factory=dict)
+    # `[code]`: how prompts are found in code files (`prompt-names`).
+    code: dict[str, Any] = field(default_factory=dict)
     # 1-based line of each top-level key in the file, for findings about config.
     key_lines: dict[str, int] = field(default_factory=dict)
     # Set per checked file (not a config key): how volatile the files it includes are.
@@ -67,6 +72,11 @@ class Config:
     def target_model(self) -> str:
         """The model whose tokenizer and cache facts apply."""
         return self.model or DEFAULT_MODEL
+
+    @property
+    def prompt_names(self) -> tuple[str, ...]:
+        """More names (globs) whose strings are prompts in code, from `[code] prompt-names`."""
+        return tuple(self.code.get("prompt-names", ()))
 
     @property
     def overrides(self) -> Overrides:
@@ -140,6 +150,8 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
             values[attr] = dict(value)
         elif key == "volatile":
             values[attr] = _parse_volatile(path, value)
+        elif key == "code":
+            values[attr] = _parse_code(path, value)
         elif key == "assembly":
             if not isinstance(value, dict):
                 raise ConfigError(f"{path}: `assembly` must be a table")
@@ -197,6 +209,26 @@ def _parse_volatile(path: Path, value: Any) -> dict[str, tuple[str, str]]:
             raise ConfigError(f"{path}: `volatile.{name}`: unknown frequency {frequency!r}")
         result[name] = (kind, frequency)
     return result
+
+
+_CODE_KEYS = {"prompt-names"}
+
+
+def _parse_code(path: Path, value: Any) -> dict[str, Any]:
+    """``[code] prompt-names = ["*_brief", "charter"]``: names (globs, any case) whose
+    strings are prompts, besides those that say prompt, system, instructions…"""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `code` must be a table")
+    out: dict[str, Any] = {}
+    for raw_key, item in value.items():
+        key = raw_key.replace("_", "-")
+        if key not in _CODE_KEYS:
+            raise ConfigError(f"{path}: unknown key `code.{raw_key}` (known: {', '.join(sorted(_CODE_KEYS))})")
+        names = _as_tuple(path, f"code.{raw_key}", item)
+        if any(not n.strip() or not re.fullmatch(r"[\w*?\[\]$.-]+", n) for n in names):
+            raise ConfigError(f"{path}: `code.{raw_key}` holds names or globs of names (letters, digits, _, *, ?)")
+        out[key] = names
+    return out
 
 
 def _key_lines(text: str, prefix: str) -> dict[str, int]:

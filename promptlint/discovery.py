@@ -3,6 +3,9 @@
 
 A folder walk picks up ``.json`` files only when they are OpenAI or Anthropic request
 bodies (judged by shape); other JSON (package.json, fixtures, schemas) is skipped quietly.
+Code files (``.py``, ``.ts``, ``.js``…) are picked up only when a cheap look at their bytes
+finds a word a prompt is built with (prompt, system, instructions…); the rest are skipped
+unparsed, and one that parses but builds no prompt is skipped by the check, quietly too.
 Entries that cannot be read as files (a symlink loop, a dangling link, a FIFO) are skipped
 with a warning that names them, and the rest is checked."""
 
@@ -91,6 +94,22 @@ def is_request_body_file(path: str) -> bool:
     return True
 
 
+_CODE_SUFFIXES = (".py", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+
+def may_build_prompt(path: str, prompt_names: tuple[str, ...] = ()) -> bool:
+    """Whether a code file may build a prompt: the sniff before any parsing (a file that
+    names no prompt word is not read further)."""
+    from promptlint.loaders.code import may_hold_prompt
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    return may_hold_prompt(data, prompt_names)
+
+
 def _unusable(path: Path) -> str | None:
     """Why a directory entry cannot be checked as a file, or None when it can."""
     try:
@@ -137,6 +156,8 @@ def prompt_files(root: str, config: Config, skipped: list[str] | None = None) ->
             if _ignored((here / name).resolve(), False, stop):
                 continue
             if name.lower().endswith(".json") and not is_request_body_file(found):
+                continue
+            if name.lower().endswith(_CODE_SUFFIXES) and not may_build_prompt(found, config.prompt_names):
                 continue
             # `check .` reports `sub/x.md`, not `./sub/x.md`; other roots keep their spelling.
             yield os.path.relpath(found) if base == Path(".") else found

@@ -8,7 +8,7 @@ from typing import Any
 from promptlint.core.analysis import Analysis, Unit
 from promptlint.config import Config
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Slot, Span, Template
+from promptlint.core.ir import CODE_SYNTAXES, Slot, Span, Template
 
 
 @dataclass
@@ -35,6 +35,10 @@ class RuleContext:
         **extra: Any,
     ) -> Finding:
         """A finding of rule ``code``/``name`` located at ``span`` of this file."""
+        if self.template.syntax in CODE_SYNTAXES and kind is not None and not fixable:
+            from promptlint.core.codefiles import NOT_REWRITTEN
+
+            extra.setdefault("not_fixable", NOT_REWRITTEN)
         start = self.template.position(span.start)
         # The end is inclusive of the last character, like an editor selection.
         end = self.template.position(max(span.start, span.end - 1))
@@ -59,6 +63,12 @@ class RuleContext:
 
     def last_stable_line(self) -> int:
         """The last line that renders stable text (where volatile parts should go after)."""
+        if self.template.syntax in CODE_SYNTAXES:
+            from promptlint.core.codefiles import last_text_line
+
+            found = last_text_line(self.template)
+            if found is not None:
+                return found
         for line in range(self.template.lines.line_count, 0, -1):
             if self.template.lines.line_text(line).strip():
                 return line

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from promptlint.core.analysis import Unit, find_units
 from promptlint.core.carriers import move_plan
-from promptlint.core.ir import Block, Template
+from promptlint.core.ir import CODE_SYNTAXES, Block, Template
 from promptlint.core.loopsort import sort_edit
 from promptlint.core.volatility import Overrides
 from promptlint.loaders.base import LoadError
@@ -13,6 +13,8 @@ from promptlint.loaders.base import LoadError
 
 def is_fixable(template: Template, unit: Unit, overrides: Overrides | None = None) -> bool:
     """Whether ``promptlint fix`` moves this unit (or, for a tool loop, fixes it with unsafe fixes)."""
+    if template.syntax in CODE_SYNTAXES:
+        return False  # code is never rewritten: findings there say where to move the value
     unsafe = unit.is_loop and unit.volatility.kind == "tool-order"
     try:
         units = find_units(template, overrides)

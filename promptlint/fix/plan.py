@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from promptlint.config import Config
 from promptlint.core.analysis import Analysis, analyze
-from promptlint.core.ir import Template
+from promptlint.core.ir import CODE_SYNTAXES, Template
 from promptlint.fix.draft import draft_fix, reload
 from promptlint.fix.prove import MORE_BEFORE, NO_GAIN, prove
 
@@ -43,6 +43,10 @@ def plan_fix(template: Template, config: Config | None = None, unsafe: bool = Fa
     from promptlint.core import tokens
 
     config = config or Config()
+    if template.syntax in CODE_SYNTAXES:
+        from promptlint.fix.code import code_plan
+
+        return code_plan(template, config)
     encoding = tokens.encoding_name_for_model(config.target_model)
     draft = draft_fix(template, config.overrides, unsafe)
     before = analyze(template, encoding, config.overrides)
