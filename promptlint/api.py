@@ -22,8 +22,8 @@ from promptlint.core.context import RuleContext
 from promptlint.discovery import prompt_files
 from promptlint.core.findings import FileResult, Finding, Report
 from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
-from promptlint.loaders.code import may_hold_prompt
 from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
+from promptlint.loaders.code import may_hold_prompt
 from promptlint.project import CachedFile, CheckedFile, Project, include_problem, include_resolver
 from promptlint.registry import rules
 from promptlint.resultcache import ResultCache

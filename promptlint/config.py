@@ -175,7 +175,7 @@ def _parse_size(path: Path, key: str, value: Any) -> int:
 
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)?\s*", value, re.I) if isinstance(value, str) else None
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)?\s*", value, re.IGNORECASE) if isinstance(value, str) else None
     if match is None:
         raise ConfigError(f"{path}: `{key}` must be a positive number of bytes or a size such as \"2MB\"")
     return int(float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()])

@@ -351,7 +351,8 @@ def test_fix_on_code_says_it_does_not_rewrite_it_per_finding(tmp_path: Path) -> 
 def test_cli_fix_on_code_exits_zero_and_claims_no_failed_proof(tmp_path: Path) -> None:
     path = _write(tmp_path, "agent.ts", f"const RULES = `{RULES}`;\n"
                   "export const systemPrompt = `You are Nova, helping ${user.name}.\\n${RULES}`;\n")
-    proc = subprocess.run([sys.executable, "-m", "promptlint", "fix", str(path)], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "promptlint", "fix", str(path)], capture_output=True, text=True,
+                          check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "not rewritten" in proc.stdout and "proof" not in proc.stdout and "not fixed" not in proc.stdout
 
@@ -363,7 +364,7 @@ def test_fixture_code_agent_project() -> None:
     """The clock, the user profile and the unsorted tool loop at their source lines; nothing
     on the builders that sort and send per-request values in the latest user message."""
     proc = subprocess.run([sys.executable, "-m", "promptlint", "check", "fixtures/code-agent/", "--format", "json",
-                           "--no-cache"], capture_output=True, text=True, cwd=REPO)
+                           "--no-cache"], capture_output=True, text=True, cwd=REPO, check=False)
     assert proc.returncode == 1, proc.stderr
     data = json.loads(proc.stdout)
     found = {(Path(f["path"]).name, f["line"], f["kind"]) for f in data["findings"]}

@@ -161,7 +161,7 @@ def test_python_dedent_and_cleandoc() -> None:
     ''')
     texts = [rendered(load_text("a.py", t.source.split("INSTRUCTIONS")[0]))]
     assert texts == ["You are Quill, a coding agent.\n  Working directory: {cwd}\n"]
-    cleaned = [p for p in t.prompts if p.name == "INSTRUCTIONS"][0]
+    cleaned = next(p for p in t.prompts if p.name == "INSTRUCTIONS")
     assert "".join(s.text for s in cleaned.segments if isinstance(s, Text)) == "Always run the tests.\nNever push to main."
 
 

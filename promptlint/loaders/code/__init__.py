@@ -82,10 +82,10 @@ _INSTRUCTION_CUES = re.compile(
     r"(?im)\byou are\b|\byou (?:must|should|will|can|may)\b|^\s*(?:always|never|do not|don't)\b|^#{1,3} \w|"
     r"\byour (?:role|task|job|goal)\b|\bas an? (?:ai|assistant|agent)\b|\brespond\b|\bassistant\b"
 )
-# Code that names any of these may build a prompt; other files are skipped unread.
-_SNIFF = re.compile(
-    rb"(?i)prompt|instruction|preamble|persona|\bsystem\b|systemmessage|you are\b"
-)
+# Code that names any of these may build a prompt; other files are skipped unparsed.
+_SNIFF_WORDS = re.compile(rb"(?i)prompt|instruction|preamble|persona|system")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_SNIFF_TEXT = re.compile(rb"(?i)\byou are\b")
 
 
 def is_prompt_name(name: str, extra: Sequence[str] = ()) -> bool:
@@ -106,10 +106,26 @@ def is_sink_key(name: str, extra: Sequence[str] = ()) -> bool:
 
 
 def may_hold_prompt(data: bytes, prompt_names: Sequence[str] = ()) -> bool:
-    """The cheap sniff before parsing: whether code bytes name anything a prompt is built of."""
-    if _SNIFF.search(data):
+    """The cheap sniff before parsing: whether code bytes hold a name that says prompt
+    (``SYSTEM_PROMPT``, ``instructions``, a ``"system"`` role; not ``promptUser`` or
+    ``systemctl``) or text addressed to a model (``You are``)."""
+    if _SNIFF_TEXT.search(data):
         return True
-    return any(re.search(re.escape(p.strip("*?[]")).encode(), data, re.I) for p in prompt_names if p.strip("*?[]"))
+    seen: set[bytes] = set()
+    for match in _SNIFF_WORDS.finditer(data):
+        start, end = match.start(), match.end()
+        while start > 0 and data[start - 1] in _WORD_BYTES:
+            start -= 1
+        while end < len(data) and data[end] in _WORD_BYTES:
+            end += 1
+        token = data[start:end]
+        if token in seen:
+            continue
+        seen.add(token)
+        word = token.decode("ascii", errors="replace")
+        if is_prompt_name(word) or is_sink_key(word):
+            return True
+    return any(re.search(re.escape(p.strip("*?[]")).encode(), data, re.IGNORECASE) for p in prompt_names if p.strip("*?[]"))
 
 
 def looks_like_instructions(text: str) -> bool:
@@ -320,9 +336,12 @@ class Facts:
     pinned: str | None = None
 
     def merge(self, expr: Expr) -> None:
-        self.paths.extend(p for p in expr.paths if p not in self.paths)
-        self.calls.extend(expr.calls)
-        self.literals.extend(expr.literals)
+        # Unique, and bounded: numeric code that rebinds names from each other
+        # (`x = f(x, y); y = g(x, y)`) would otherwise double what it carries each time.
+        for name, found in ((self.paths, expr.paths), (self.calls, expr.calls), (self.literals, expr.literals)):
+            for item in found:
+                if item not in name and len(name) < _MAX_FACTS:
+                    name.append(item)  # type: ignore[arg-type]
         if self.format_spec is None:
             self.format_spec = expr.format_spec
         self.pinned = self.pinned or expr.pinned
@@ -332,6 +351,9 @@ class Facts:
                     path=self.paths[0] if self.paths else (), paths=tuple(self.paths),
                     calls=tuple(self.calls), format_spec=self.format_spec, literals=tuple(self.literals),
                     pinned=self.pinned)
+
+
+_MAX_FACTS = 32
 
 
 # `toISOString().slice(0, N)` and `isoformat()[:N]`: what the first N characters print.
@@ -489,8 +511,21 @@ def build_template(path: str, syntax: str, source: str, prompts: list[Prompt]) -
 
 
 def load_code(loader: Callable[..., Template], path: str, text: str, prompt_names: tuple[str, ...]) -> Template:
-    """Run a code reader (``python.load`` or a TypeScript/JavaScript one) with config's names."""
-    return loader(path, text, prompt_names)
+    """Run a code reader (``python.load`` or a TypeScript/JavaScript one) with config's names.
+
+    Source code is open-ended: a construct a reader gets wrong must cost that one file (a
+    load error, a warning in a folder walk), never the run."""
+    from promptlint.loaders.base import LoadError
+
+    try:
+        return loader(path, text, prompt_names)
+    except (LoadError, RecursionError):
+        raise
+    except MemoryError:
+        raise LoadError("too large to evaluate its prompts") from None
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        raise LoadError(f"could not read the prompts it builds ({type(exc).__name__}: {exc}); "
+                        "please report this file's construct") from None
 
 
 __all__ = [

@@ -50,6 +50,7 @@ from promptlint.loaders.code import (
     join,
     literal_text,
     looks_like_instructions,
+    may_hold_prompt,
     segments_of,
     shell_command_name,
     strip,
@@ -165,9 +166,20 @@ class _Reader:
                     self.memoised[id(node)] = memo
         self.run(self.tree.body, self.module)
         self.finish(self.module)
+        data = self.source.encode("utf-8")
+        byte_lines = [0]
+        for line in self._lines:
+            byte_lines.append(byte_lines[-1] + len(line.encode("utf-8")) + 1)
         for node in ast.walk(self.tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.read_function(node)
+                # A function whose text holds no prompt word sends no prompt itself (it is
+                # still followed when a prompt calls it): not walked.
+                start = byte_lines[node.lineno - 1] + node.col_offset
+                end = byte_lines[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0)
+                owner = self.owner.get(id(node))
+                if may_hold_prompt(data[start:end], self.prompt_names) or (
+                        owner is not None and is_prompt_name(owner.name, self.prompt_names)):
+                    self.read_function(node)
         template = build_template(self.path, "python", self.source, self.prompts)
         template.statements = [(n.lineno, n.end_lineno) for n in ast.walk(self.tree)
                                if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND)
@@ -231,10 +243,10 @@ class _Reader:
                     old = self.lookup(key, stmt.target, ctx)
                     new = self.eval(stmt.value, ctx)
                     if isinstance(old, Lst):
-                        value: Value = Lst(old.items + as_list(new, self.span(stmt.value), "").items)
+                        grown: Value = Lst(old.items + as_list(new, self.span(stmt.value), "").items)
                     else:
-                        value = concat(old, new, self.span(stmt.target), self.span(stmt.value))
-                    self.assign(key, value, stmt, ctx)
+                        grown = concat(old, new, self.span(stmt.target), self.span(stmt.value))
+                    self.assign(key, grown, stmt, ctx)
             elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
                 self.mutate(stmt.value, stmt, ctx)
             elif isinstance(stmt, ast.For | ast.AsyncFor):
@@ -257,10 +269,10 @@ class _Reader:
                 for case in stmt.cases:
                     self.branch(case.body, ctx, "if", self.span(case.pattern))
             elif isinstance(stmt, ast.Return):
-                value = self.eval(stmt.value, ctx) if stmt.value is not None else None
-                ctx.returns.append((value, stmt))
+                returned = self.eval(stmt.value, ctx) if stmt.value is not None else None
+                ctx.returns.append((returned, stmt))
                 if not ctx.inlining and any(is_prompt_name(n, self.prompt_names) for n in ctx.names):
-                    self.sink(value, f"{ctx.names[0]}()", stmt.value or stmt, stmt)
+                    self.sink(returned, f"{ctx.names[0]}()", stmt.value or stmt, stmt)
 
     def header(self, stmt: ast.stmt, last: ast.AST) -> Span:
         return Span(self.span(stmt).start, self.span(last).end)
@@ -457,7 +469,7 @@ class _Reader:
             if isinstance(node, ast.Call):
                 children = [c for c in children if not (isinstance(c, ast.keyword) and c.arg in _SKIPPED_KEYWORDS)]
             if isinstance(node, ast.Dict):
-                children = [v for k, v in zip(node.keys, node.values, strict=True)
+                children = [v for k, v in zip(node.keys, node.values, strict=True)  # type: ignore[assignment]
                             if not (isinstance(k, ast.Constant) and k.value in _SKIPPED_KEYWORDS)] + \
                            [k for k in node.keys if k is not None]
             stack.extend(reversed(children))
@@ -496,7 +508,7 @@ class _Reader:
                 times = literal_text(right) if isinstance(left, Str) else literal_text(left)
                 repeated = left if isinstance(left, Str) else right
                 if isinstance(repeated, Str) and times is not None and times.isdigit():
-                    return Str(list(repeated.parts) * min(int(times), 64))
+                    return Str(list(repeated.parts) * min(int(times), max(1, 4096 // max(1, len(repeated.parts)))))
             return Opaque(self.describe(node, ctx))
         if isinstance(node, ast.Call):
             return self.call(node, ctx)
@@ -616,7 +628,7 @@ class _Reader:
         if not returned:
             return Opaque(self._describe_call_only(call, ctx))
         if len(returned) == 1:
-            return returned[0][0]  # type: ignore[return-value]
+            return returned[0][0]
         if all(isinstance(v, Opaque) for v, _ in returned):
             facts = Facts()
             for v, _ in returned:
@@ -707,6 +719,7 @@ class _Reader:
                 if match.group(0) == "%%":
                     out.append(Text(part.span, "%"))
                     continue
+                arg: ast.AST | None
                 if match.group(1):
                     arg = named.get(match.group(1))
                 else:
@@ -967,7 +980,7 @@ def _constants(node: ast.AST) -> list[str]:
         if isinstance(child, ast.Constant) and isinstance(child.value, str):
             found.append(child.value)
         elif isinstance(child, ast.JoinedStr):
-            found.append("".join(v.value for v in child.values if isinstance(v, ast.Constant)))
+            found.append("".join(str(v.value) for v in child.values if isinstance(v, ast.Constant)))
     return found
 
 

@@ -51,6 +51,7 @@ from promptlint.loaders.code import (
     join,
     literal_text,
     looks_like_instructions,
+    may_hold_prompt,
     segments_of,
     shell_command_name,
     strip,
@@ -177,7 +178,12 @@ class _Reader:
         self.run(root.named_children, self.module)
         self.finish(self.module)
         for fn in self._all_functions(root):
-            self.read_function(fn)
+            # A function whose text and names hold no prompt word sends no prompt itself
+            # (it is still followed when a prompt calls it): not walked, which keeps
+            # ordinary modules that mention `prompt` once cheap.
+            if may_hold_prompt(self.data[fn.start_byte : fn.end_byte], self.prompt_names) or any(
+                    is_prompt_name(n, self.prompt_names) for n in self.function_names(fn)):
+                self.read_function(fn)
         template = build_template(self.path, self.syntax, self.source, self.prompts)
         template.statements = self.statements
         return template
@@ -305,9 +311,7 @@ class _Reader:
     def block(self, node: Node | None, ctx: _Ctx) -> None:
         if node is None:
             return
-        if node.type == "statement_block":
-            self.run(node.named_children, ctx)
-        elif node.type == "else_clause":
+        if node.type in ("statement_block", "else_clause"):
             self.run(node.named_children, ctx)
         else:
             self.statement(node, ctx)
@@ -583,17 +587,15 @@ class _Reader:
             parent = node.parent
             if parent is None:
                 return node
-            if parent.type == "binary_expression" and parent.child_by_field_name("operator") is not None \
-                    and self.text(parent.child_by_field_name("operator")) == "+":
-                node = parent
-            elif parent.type in _WRAPPERS:
+            operator = parent.child_by_field_name("operator") if parent.type == "binary_expression" else None
+            if (operator is not None and self.text(operator) == "+") or parent.type in _WRAPPERS:
                 node = parent
             elif parent.type == "call_expression" and parent.child_by_field_name("arguments") is not None \
                     and parent.child_by_field_name("arguments").id == node.id:
                 node = parent  # a tagged template
             elif parent.type == "member_expression" and parent.parent is not None \
                     and parent.parent.type == "call_expression" and parent.child_by_field_name("property") is not None \
-                    and self.text(parent.child_by_field_name("property")) in _STRIP_METHODS | _PASS_THROUGH_METHODS:
+                    and self.text(parent.child_by_field_name("property")) in set(_STRIP_METHODS) | _PASS_THROUGH_METHODS:
                 node = parent.parent
             else:
                 return node
@@ -810,7 +812,7 @@ class _Reader:
         if not returned:
             return Opaque(self.describe(call, ctx, follow=False))
         if len(returned) == 1:
-            return returned[0][0]  # type: ignore[return-value]
+            return returned[0][0]
         if all(isinstance(v, Opaque) for v, _ in returned):
             facts = Facts()
             for v, _ in returned:
@@ -843,9 +845,9 @@ class _Reader:
             return
         if kind in _FUNCTIONS or kind in ("number", "comment"):
             return
-        if kind in ("identifier", "member_expression", "subscript_expression", "this"):
-            if self.path_facts(node, ctx, facts, follow):
-                return
+        if kind in ("identifier", "member_expression", "subscript_expression", "this") \
+                and self.path_facts(node, ctx, facts, follow):
+            return
         if kind in ("call_expression", "new_expression"):
             self.call_facts(node, ctx, facts, follow)
             return
@@ -987,7 +989,7 @@ class _Reader:
 # Small readers of tree-sitter nodes
 
 
-def _unwrap(node: Node | None) -> Node | None:
+def _unwrap(node: Node) -> Node:
     while node is not None and node.type in _WRAPPERS and node.named_children:
         node = node.named_children[0]
     return node
@@ -998,7 +1000,7 @@ def _callee(node: Node) -> str | None:
     if func is None:
         return None
     if func.type == "identifier":
-        return func.text.decode("utf-8", errors="replace")
+        return str(func.text.decode("utf-8", errors="replace"))
     if func.type == "member_expression":
         prop = func.child_by_field_name("property")
         return prop.text.decode("utf-8", errors="replace") if prop is not None else None
