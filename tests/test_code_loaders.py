@@ -84,6 +84,19 @@ def test_python_format_method_fills_fields_at_the_placeholder() -> None:
     assert found == {"datetime.now().isoformat()": (4, 13), "user.name": (4, 29)}
 
 
+def test_python_format_fills_every_branch_of_a_conditional_template() -> None:
+    t = py('''
+        from datetime import datetime
+        DEFAULT_SYSTEM_PROMPT = """You are a helpful assistant.
+        Current time: {current_time}
+        Always be clear and concise."""
+        def get_system_prompt(custom_prompt=""):
+            prompt = custom_prompt if custom_prompt else DEFAULT_SYSTEM_PROMPT
+            return prompt.format(current_time=datetime.now().strftime("%H:%M"))
+    ''')
+    assert [(at(t, s)[0], s.expr.format_spec) for s in slots(t) if s.expr.calls] == [(4, "%H:%M")]
+
+
 def test_python_percent_formatting() -> None:
     t = py('''
         import time

@@ -483,7 +483,10 @@ class _Reader:
             if isinstance(node.value, str):
                 return Str([Text(self.span(node), node.value)])
             if isinstance(node.value, bool | int | float) or node.value is None:
-                return Str([Text(self.span(node), str(node.value))])
+                try:
+                    return Str([Text(self.span(node), str(node.value))])
+                except ValueError:  # an integer too long to print (sys.get_int_max_str_digits)
+                    return Opaque(Expr(source="<number>"))
             return Opaque(self.describe(node, ctx))
         if isinstance(node, ast.JoinedStr):
             return self.fstring(node, ctx)
@@ -507,7 +510,7 @@ class _Reader:
                 left, right = self.eval(node.left, ctx), self.eval(node.right, ctx)
                 times = literal_text(right) if isinstance(left, Str) else literal_text(left)
                 repeated = left if isinstance(left, Str) else right
-                if isinstance(repeated, Str) and times is not None and times.isdigit():
+                if isinstance(repeated, Str) and times is not None and times.isdigit() and len(times) < 7:
                     return Str(list(repeated.parts) * min(int(times), max(1, 4096 // max(1, len(repeated.parts)))))
             return Opaque(self.describe(node, ctx))
         if isinstance(node, ast.Call):
@@ -647,6 +650,12 @@ class _Reader:
         auto = 0
         out: list[Segment] = []
         for part in base.parts:
+            if isinstance(part, Block):
+                # `(custom or DEFAULT).format(...)`: each branch is filled the same way.
+                body = self.format(Str(part.body), call, ctx).parts
+                out.append(Block(part.kind, part.open, part.close, body, expr=part.expr,
+                                 loop_vars=part.loop_vars, sorted=part.sorted))
+                continue
             if not isinstance(part, Text):
                 out.append(part)
                 continue

@@ -71,7 +71,7 @@ _STRIP_METHODS = {"trim": "strip", "trimStart": "lstrip", "trimEnd": "rstrip", "
                   "trimRight": "rstrip"}
 _LIST_METHODS = frozenset({"filter", "slice", "flat", "concat", "reverse", "toReversed"})
 _SORT_METHODS = frozenset({"sort", "toSorted", "sortBy", "orderBy"})
-_QUIET_GLOBALS = frozenset({"Date", "Math", "JSON", "Object", "Array", "Number", "String", "console", "os", "path",
+_QUIET_GLOBALS = frozenset({"Date", "Math", "JSON", "Object", "Array", "Number", "String", "console", "path",
                             "fs", "crypto", "Intl", "window", "globalThis", "this", "child_process", "cp", "util",
                             "Promise", "Reflect", "Bun", "Deno", "dayjs", "moment", "DateTime", "luxon"})
 _FORMAT_METHODS = frozenset({"format", "toFormat", "formatDate", "strftime", "formatInTimeZone", "fmt"})
