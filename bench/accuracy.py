@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT))
+# bench/ (for peers.py and installed.py), not the repository root: promptlint is scored
+# as installed (an editable install maps the checkout), never a source folder that
+# shadows the installed package.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
@@ -295,6 +297,9 @@ def run_promptlint(corpus: Path, files: Sequence[str]) -> tuple[list[Reported], 
     except ImportError as exc:
         print(f"promptlint.api is not available ({exc}); skipping promptlint.", file=sys.stderr)
         return None
+    from installed import describe, package_info
+
+    print(describe(REPO_ROOT, package_info(), how="scored through promptlint.api.check_paths in this process"))
     given = [str(corpus / rel) for rel in files]
     by_given = dict(zip(given, files))
     report = check_paths(given)

@@ -1,15 +1,20 @@
 """The Python API: check files or text, get a :class:`~promptlint.core.findings.Report`.
 
     from promptlint.api import check_paths
-    report = check_paths(["agents/"])
+    report = check_paths("agents/")          # a path, or an iterable of paths (str or PathLike)
     assert not [f for f in report.findings if f.severity == "error"]
+    assert report.exit_code() == 0           # as `promptlint check agents/` would exit
+
+A path names a prompt file, a folder (walked as ``promptlint check`` walks it), or a
+config file (``promptlint.toml``, ``.promptlint.toml``, ``pyproject.toml``), which stands
+for the workspace it describes: the files its ``[assembly] order`` names, in that order.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -19,15 +24,14 @@ from promptlint.core import suppress, tokens
 from promptlint.core.analysis import analyze
 from promptlint.config import Config, ConfigError
 from promptlint.core.context import RuleContext
-from promptlint.discovery import prompt_files
-from promptlint.core.findings import FileResult, Finding, Report
+from promptlint.core.findings import FileResult, Finding, Report, severity_rank
 from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
 from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
 from promptlint.loaders.code import may_hold_prompt
 from promptlint.project import CachedFile, CheckedFile, Project, include_problem, include_resolver
 from promptlint.registry import rules
 from promptlint.resultcache import ResultCache
-
+from promptlint.targets import PathArg, Paths, as_paths, gather
 
 def _config_for(path: str, explicit: Config | None) -> Config:
     if explicit is not None:
@@ -85,15 +89,15 @@ def _check_template(template: Template, config: Config, model: str | None = None
         result.extra["prompts"] = describe_prompts(template, analyses)
     result.findings.sort(key=lambda f: f.sort_key)
     if config.provider:
-        from promptlint import cachecost
+        from promptlint.providers import cost
 
-        result.extra["cache"] = cachecost.compute(
+        result.extra["cache"] = cost.compute(
             analysis,
             config.provider,
             model or config.model,
             provider_overrides=config.providers or None,
             price_overrides=config.prices or None,
-            body_model=cachecost.body_model_of(template),
+            body_model=cost.body_model_of(template),
         )
     return CheckedFile(template.path, template, analysis, config, result)
 
@@ -115,13 +119,15 @@ def _describe(exc: LoadError) -> str:
     return where + exc.message
 
 
-def check_file(path: str, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
+def check_file(path: PathArg, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
     """Check one file with its own configuration (single-file rules only)."""
     try:
-        result, _ = _check_file(path, config, syntax, options)
+        result, _ = _check_file(os.fspath(path), config, syntax, options)
+    except FileTooLarge as exc:
+        return FileResult(path=os.fspath(path), error=exc.message)
     except SkippedCode as exc:
-        return FileResult(path=path, syntax=syntax or detect_syntax(path, ""), error=exc.reason, tokens=0,
-                          stable_prefix_tokens=0)
+        return FileResult(path=os.fspath(path), syntax=syntax or detect_syntax(os.fspath(path), ""),
+                          error=exc.reason, tokens=0, stable_prefix_tokens=0)
     return result
 
 
@@ -175,87 +181,68 @@ def _check_file(
         return FileResult(path=path, error=str(exc)), None
     except FileTooLarge:
         raise  # check_paths says it was skipped
+    except RecursionError:
+        return FileResult(path=path, error="nested too deeply to analyse"), None
     except LoadError as exc:
         if (syntax or detect_syntax(path, "")) in CODE_SYNTAXES:
             raise SkippedCode(_describe(exc)) from None
-        return FileResult(path=path, error=_describe(exc)), None
-    except RecursionError:
-        return FileResult(path=path, error="nested too deeply to analyse"), None
+        result = FileResult(path=path, error=_describe(exc))
+        if _not_a_body(path, syntax, exc):
+            result.extra["not_a_prompt"] = True
+        return result, None
     except tokens.TokenizerError as exc:
         return FileResult(path=path, error=str(exc)), None
     assert checked.result is not None
     return checked.result, checked
 
 
-def expand(
-    paths: Iterable[str], config: Config | None = None, skipped: list[str] | None = None
-) -> tuple[list[str], list[str]]:
-    """Files to check from the given paths, and one error line per path that gives none.
-    Entries of walked folders that cannot be checked are added to ``skipped``."""
-    files: list[str] = []
-    errors: list[str] = []
-    for path in paths:
-        if os.path.isdir(path):
-            try:
-                folder_config = config or config_mod.find_for(Path(path).resolve())
-            except ConfigError as exc:
-                errors.append(str(exc))
-                continue
-            found = list(prompt_files(path, folder_config, skipped))
-            if not found:
-                errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
-            files.extend(found)
-        elif os.path.exists(path):
-            files.append(path)
-        else:
-            errors.append(f"{path}: no such file or directory")
-    return files, errors
+def _not_a_body(path: str, syntax: str | None, exc: LoadError) -> bool:
+    """A ``.json`` file that is not a request body at all (another JSON file, or JSON with
+    comments such as tsconfig.json), as opposed to a request body with a problem."""
+    from promptlint.requestbody import NOT_A_REQUEST
 
-
-def collect(
-    paths: Sequence[str], config_file: str | None = None, skipped: list[str] | None = None
-) -> tuple[list[str], Config | None, list[str]]:
-    """The files to work on (each once), the ``--config`` file's config if one was given,
-    and one error line per path or config that cannot be used (skipped entries of walked
-    folders go to ``skipped``)."""
-    explicit: Config | None = None
-    if config_file is not None:
-        try:
-            explicit = config_mod.load_file(Path(config_file))
-        except ConfigError as exc:
-            return [], None, [str(exc)]
-        if explicit is None:
-            return [], None, [f"{config_file}: no [tool.promptlint] table"]
-    found, errors = expand(paths, explicit, skipped)
-    files: list[str] = []
-    seen: set[str] = set()
-    for path in found:
-        if os.path.abspath(path) not in seen:
-            seen.add(os.path.abspath(path))
-            files.append(path)
-    return files, explicit, errors
+    if syntax not in (None, "json") or not path.lower().endswith(".json"):
+        return False
+    return exc.message == NOT_A_REQUEST or exc.message.startswith("malformed JSON")
 
 
 def check_paths(
-    paths: Sequence[str],
+    paths: Paths,
     *,
-    config_file: str | None = None,
+    config_file: PathArg | None = None,
     syntax: str | None = None,
+    hook: bool = False,
     cache: ResultCache | None = None,
     jobs: int = 1,
     **options: Any,
 ) -> Report:
-    """Check files and folders. ``options`` override config keys (``select``, ``model``…).
-    With ``cache`` (:class:`~promptlint.resultcache.ResultCache`), unchanged files are not
-    analysed again; with ``jobs`` > 1, files are checked in that many processes."""
+    """Check prompt files, folders and config files (see the module's docstring).
+
+    ``paths`` is one path (``str`` or ``os.PathLike``) or an iterable of them.
+    ``config_file`` is used for every file instead of the nearest config (as ``--config``).
+    ``syntax`` reads every file as that syntax. ``hook`` skips quietly the files that are
+    not prompts (see :func:`gather`). ``options`` override config keys as the command
+    line's options do: ``select``/``ignore`` (tuples of codes), ``model``, ``provider``,
+    ``fail_on``; ``None`` means not given. With ``cache`` (a
+    :class:`~promptlint.resultcache.ResultCache`) unchanged files are not analysed again;
+    with ``jobs`` > 1 files are checked in that many processes.
+
+    The report's :meth:`~promptlint.core.findings.Report.exit_code` is the command line's
+    exit code: it fails at the ``fail_on`` given here, else at the strictest ``fail-on``
+    configured for the checked files.
+    """
     report = Report()
-    files, explicit, report.errors = collect(paths, config_file, report.warnings)
+    given = as_paths(paths)  # once: ``paths`` may be an iterator
+    targets = gather(given, None if config_file is None else os.fspath(config_file), hook=hook)
+    report.errors, report.warnings = targets.errors, targets.skipped
     project = Project()
+    levels: list[str] = []
+    files, explicit = targets.files, targets.explicit
     if jobs > 1 and len(files) >= 2 * jobs:
         checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs)
     else:
         checked_files = (_check_or_skip(path, explicit, syntax, options, project, cache) for path in files)
-    named = {os.path.abspath(p) for p in paths if not os.path.isdir(p)}
+    named = {os.path.abspath(p) for p in given if not os.path.isdir(p)}
     no_prompt: list[str] = []
     for path, result, checked in checked_files:
         if isinstance(result, str):
@@ -271,9 +258,15 @@ def check_paths(
                 no_prompt.append(path)
                 continue
             result = FileResult(path=path, error=result.reason)
+        if result.extra.pop("not_a_prompt", False) and os.path.abspath(path) in targets.candidates:
+            continue  # a JSON file that is not a request body, named by a hook
         report.files.append(result)
         if checked is not None:
             project.add(checked)
+            levels.append(checked.config.fail_on)
+    report.fail_on = options.get("fail_on") or (
+        min(levels, key=severity_rank) if levels else targets.explicit.fail_on if targets.explicit else None
+    )
     if no_prompt:
         # One quiet line, however many (a pre-commit hook names every staged source file).
         shown = ", ".join(no_prompt[:3]) + (f" and {len(no_prompt) - 3} more" if len(no_prompt) > 3 else "")
@@ -284,7 +277,29 @@ def check_paths(
         note = tokens.unknown_model_note(model)
         if note is not None:
             report.warnings.append(note)
+    _context_window_warnings(project, report)
     return report
+
+
+# Prompts shorter than any model's context window are not looked up (the price data is
+# large to load).
+_SMALLEST_LARGE_PROMPT = 100_000
+
+
+def _context_window_warnings(project: Project, report: Report) -> None:
+    """A prompt over its model's context window cannot be sent at all: say so."""
+    for checked in project.files:
+        result = checked.result
+        if result is None or (result.tokens or 0) < _SMALLEST_LARGE_PROMPT:
+            continue
+        from promptlint.providers.pricing import context_window
+
+        provider = checked.config.provider or "openai"
+        model = checked.config.model or checked.config.target_model
+        window = context_window(provider, model)
+        if window is not None and (result.tokens or 0) > window:
+            report.warnings.append(f"{checked.path}: {result.tokens:,} tokens, over the {window:,}-token context "
+                                   f"window of {model}: the provider will refuse it")
 
 
 _Checked = tuple[str, "FileResult | str | _Skip", "CheckedFile | None"]
@@ -347,19 +362,21 @@ def _check_in_processes(
         yield path, result, CachedFile(path, config, result, load, has_includes)
 
 
+
+
 def _check_project(project: Project, report: Report) -> None:
     """Rules that read several files: findings land in the file they point at. An include
     that cannot be followed is said, since its content goes unchecked."""
     by_path = {r.path: r for r in report.files}
-    for checked in project.files:
-        if not checked.has_includes:
+    for includer in project.files:
+        if not includer.has_includes:
             continue
-        for tag in checked.template.walk():
+        for tag in includer.template.walk():
             if isinstance(tag, Tag) and tag.tag in ("include", "partial"):
-                problem = include_problem(checked, tag)
+                problem = include_problem(includer, tag)
                 if problem is not None:
-                    where = checked.template.position(tag.span.start)
-                    report.warnings.append(f"{checked.path}:{where.line}:{where.column}: {tag.tag} {problem}")
+                    where = includer.template.position(tag.span.start)
+                    report.warnings.append(f"{includer.path}:{where.line}:{where.column}: {tag.tag} {problem}")
     for rule in rules():
         # --select/--ignore apply to the run: a rule no checked file enables reports nothing,
         # also on files that were not checked themselves (a workspace config).
@@ -381,4 +398,6 @@ def _check_project(project: Project, report: Report) -> None:
                 report.extra_findings.append(finding)
 
 
-__all__ = ["FileResult", "Finding", "Report", "check_file", "check_paths", "check_template", "check_text"]
+__all__ = [
+    "FileResult", "Finding", "PathArg", "Paths", "Report", "check_file", "check_paths", "check_template", "check_text",
+]

@@ -35,8 +35,8 @@ class ChangedLines:
         path = os.path.realpath(finding.path)
         if path in self.new_files:
             return True
-        changed = self.lines.get(path)
-        return bool(changed) and any(line in changed for line in range(finding.line, finding.end_line + 1))
+        changed = self.lines.get(path) or set()
+        return any(line in changed for line in range(finding.line, finding.end_line + 1))
 
 
 def _git(args: list[str], cwd: str) -> str:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from promptlint.core.findings import SEVERITIES
 from promptlint.core.ir import SYNTAXES
+
+if TYPE_CHECKING:
+    from promptlint.fix import FixReport
 
 EXIT_OK, EXIT_FINDINGS, EXIT_FAILED = 0, 1, 2
 
@@ -73,6 +77,9 @@ def main() -> None:
 @click.option("--fix", "apply_fix", is_flag=True, help="Move volatile parts to the tail first (as `promptlint fix`).")
 @click.option("--diff", "show_diff", is_flag=True, help="Show the fix as a unified diff; write nothing.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix/--diff: also coarsen clocks and sort tool loops.")
+@click.option("--hook", is_flag=True,
+              help="The paths are what a hook matched (pre-commit): skip quietly a pyproject.toml without "
+                   "[tool.promptlint] and a .json file that is no request body, as a folder walk does.")
 def check(
     paths: Sequence[str],
     output_format: str,
@@ -91,8 +98,12 @@ def check(
     apply_fix: bool,
     show_diff: bool,
     unsafe_fixes: bool,
+    hook: bool,
 ) -> None:
-    """Check prompt files and folders for cache-breaking content."""
+    """Check prompt files and folders for cache-breaking content.
+
+    A config file (promptlint.toml, pyproject.toml) stands for the workspace it describes:
+    the files its [assembly] order names."""
     from promptlint.api import check_paths
 
     if provider is not None:
@@ -104,12 +115,17 @@ def check(
     if show_diff:
         # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
         sys.exit(_run_fix(paths, show_diff=True, check_only=True, unsafe=unsafe_fixes, model=model,
-                          config_file=config_file, syntax=syntax, provider=provider))
+                          config_file=config_file, syntax=syntax, provider=provider)[0])
+    moved = False
     if apply_fix:
-        code = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
-                        config_file=config_file, syntax=syntax, to_stderr=output_format != "text", provider=provider)
+        code, fixed = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
+                               config_file=config_file, syntax=syntax, to_stderr=output_format != "text",
+                               provider=provider, tail_note=False)
         if code == EXIT_FAILED:
             sys.exit(code)
+        from promptlint.reporters.fixreport import moved_something
+
+        moved = moved_something(fixed)
 
     from promptlint.resultcache import ResultCache
 
@@ -124,6 +140,7 @@ def check(
         select=_codes(select, "--select"),
         ignore=_codes(ignore, "--ignore"),
         fail_on=fail_on,
+        hook=hook,
     )
     if changed_since is not None:
         from promptlint import changed
@@ -136,8 +153,13 @@ def check(
         if dropped:
             report.notes.append(f"{dropped} finding(s) on lines unchanged since {changed_since} not shown")
     _print_report(report, output_format, show_frames=not no_frames)
-    threshold = fail_on or _fail_on_from(report)
-    code = report.exit_code(threshold)
+    if moved:
+        from promptlint.reporters.fixreport import remaining_note
+
+        note = remaining_note(report)
+        if note is not None:
+            click.echo(note, err=output_format != "text")
+    code = report.exit_code()
     if exit_zero and code == EXIT_FINDINGS:
         code = EXIT_OK
     sys.exit(code)
@@ -174,7 +196,7 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
         from promptlint.reporters import sarif
 
         click.echo(sarif.render(report, rules(), _source_lines({f.path for f in report.findings}),
-                                version=version("promptlint-cache")))
+                                version=version("promptlint-cache"), fixed_sources=_fixed_sources(report)))
     else:
         from rich.console import Console
 
@@ -182,6 +204,24 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
 
         sources = _source_lines({f.path for f in report.findings})
         text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=show_frames)
+
+
+def _fixed_sources(report: object) -> dict[str, tuple[str, str]]:
+    """(text, fixed text) of each file with a fixable finding, planned in memory (SARIF fixes)."""
+    from promptlint.core.findings import Report
+
+    assert isinstance(report, Report)
+    paths = sorted({f.path for f in report.findings if f.fixable})
+    if not paths:
+        return {}
+    from promptlint.fix import fix_file
+
+    fixed = {}
+    for path in paths:
+        result = fix_file(path, write=False)
+        if result.changed and result.old_source is not None and result.new_source is not None:
+            fixed[path] = (result.old_source, result.new_source)
+    return fixed
 
 
 def _provider_or_exit(provider: str) -> str:
@@ -193,23 +233,6 @@ def _provider_or_exit(provider: str) -> str:
         click.echo(f"error: unknown provider {provider!r} (known: {', '.join(known_providers())})", err=True)
         sys.exit(EXIT_FAILED)
     return name
-
-
-def _fail_on_from(report: object) -> str:
-    """The failing severity configured for the checked files (the strictest of them)."""
-    from promptlint import config as config_mod
-    from promptlint.core.findings import Report, severity_rank
-
-    assert isinstance(report, Report)
-    levels = []
-    for result in report.files:
-        try:
-            from pathlib import Path
-
-            levels.append(config_mod.find_for(Path(result.path).resolve().parent).fail_on)
-        except config_mod.ConfigError:
-            continue
-    return min(levels, key=severity_rank) if levels else "warning"
 
 
 @main.command()
@@ -235,7 +258,7 @@ def fix(
     if provider is not None:
         provider = _provider_or_exit(provider)
     sys.exit(_run_fix(paths, show_diff=show_diff, check_only=check_only, unsafe=unsafe_fixes, model=model,
-                      config_file=config_file, syntax=syntax, provider=provider))
+                      config_file=config_file, syntax=syntax, provider=provider)[0])
 
 
 def _run_fix(
@@ -249,8 +272,9 @@ def _run_fix(
     syntax: str | None,
     to_stderr: bool = False,
     provider: str | None = None,
-) -> int:
-    """Fix (or, with --diff/--check, only plan) and report; returns the exit code."""
+    tail_note: bool = True,
+) -> tuple[int, FixReport]:
+    """Fix (or, with --diff/--check, only plan) and report; returns the exit code and the report."""
     from rich.console import Console
 
     from promptlint.fix import fix_paths
@@ -261,9 +285,9 @@ def _run_fix(
         list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model, provider=provider
     )
     console = Console(highlight=False, soft_wrap=True, stderr=to_stderr)
-    fixreport.render(report, console, show_diff=show_diff, write=write)
+    fixreport.render(report, console, show_diff=show_diff, write=write, tail_note=tail_note and write)
     # `--diff` writes nothing, like `--check`: a fix it shows is still to be made (as ruff).
-    return fixreport.exit_code(report, check=check_only or show_diff)
+    return fixreport.exit_code(report, check=check_only or show_diff), report
 
 
 @main.command("replay")
@@ -292,6 +316,72 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
     from promptlint.reporters import replay_text
 
     replay_text.render(result, Console(highlight=False, soft_wrap=True))
+
+
+@main.command("probe")
+@click.argument("path")
+@click.option("--provider", required=True,
+              help="openai (also OpenAI-compatible servers with --base-url), anthropic, or local (a real KV cache).")
+@click.option("--model", help="Model to probe (default: gpt-4.1-mini / claude-sonnet-5; a body's own model).")
+@click.option("--base-url", help="API base URL for the SDK (OpenAI: ending in /v1; Anthropic: the server root).")
+@click.option("--api", type=click.Choice(["chat", "responses"]), default="chat", show_default=True,
+              help="OpenAI API to call.")
+@click.option("--compatible", type=click.Choice(["vllm", "sglang", "deepseek", "gemini", "xai", "fireworks"]),
+              help="The OpenAI-compatible server behind --base-url: picks the cache model and prices.")
+@click.option("--vars", "vars_file", type=click.Path(dir_okay=False),
+              help="JSON or YAML list of objects, one value set per variant (the first is the warm-up).")
+@click.option("--variants", type=int, default=4, show_default=True, help="Measured variants per version.")
+@click.option("--no-warmup", is_flag=True, help="Send no warm-up request; the first variant is measured cold.")
+@click.option("--compare-fix", is_flag=True, help="Also probe the prompt as `promptlint fix` would rewrite it.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --compare-fix: the fix with unsafe rewrites.")
+@click.option("--breakpoint", "breakpoint_", type=click.Choice(["stable", "auto"]), default="stable",
+              show_default=True, help="Anthropic: cache_control at the end of the stable prefix, or the automatic marker.")
+@click.option("--ttl", type=click.Choice(["5m", "1h"]), default="5m", show_default=True, help="Anthropic cache TTL.")
+@click.option("--calls-per-day", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="Calls a day, for the saving in $ a month.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help="Also write the report: .md, .json or .html (self-contained).")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--dry-run", is_flag=True, help="Print the requests, their tokens and the estimated price; send nothing.")
+@click.option("--budget", type=click.FloatRange(min=0), default=0.50, show_default=True,
+              help="Refuse to send when the estimate (USD) exceeds this.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds per request.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=2, show_default=True,
+              help="The SDK's retries for 429, 5xx and connection errors.")
+@click.option("--max-output-tokens", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Output tokens per request (Responses: at least 16).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Use this promptlint.toml or pyproject.toml.")
+@click.option("--syntax", type=click.Choice(SYNTAXES), help="Read the file as this syntax.")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True,
+              help="local: where the model runs.")
+@click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default="float32", show_default=True,
+              help="local: the model's dtype (float32 proves reuse exact).")
+@click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True,
+              help="local: reuse granularity in tokens (16 as vLLM; 1 reuses every token).")
+@click.option("--kv-budget", help="local: the prefix store's size (2GB, 512MiB; default unbounded).")
+@click.option("--verify/--no-verify", default=True, show_default=True,
+              help="local: compare every request's logits with a full recompute.")
+@click.option("--price-as", help="local: price the counts as this provider's model, e.g. openai:gpt-4.1.")
+def probe_command(path: str, provider: str, model: str | None, base_url: str | None, api: str, compatible: str | None,
+                  vars_file: str | None, variants: int, no_warmup: bool, compare_fix: bool, unsafe_fixes: bool,
+                  breakpoint_: str, ttl: str, calls_per_day: int, report_path: str | None, output_format: str,
+                  dry_run: bool, budget: float, timeout: float, max_retries: int, max_output_tokens: int,
+                  config_file: str | None, syntax: str | None, device: str, dtype: str, block_size: int,
+                  kv_budget: str | None, verify: bool, price_as: str | None) -> None:
+    """Measure cached-token hits on the provider's own API, as is and after the fix."""
+    from promptlint.probe import command
+    from promptlint.probe.adapters import Options
+    from promptlint.probe.runner import Settings
+
+    options = Options(model=model, base_url=base_url, api=api, compatible=compatible, timeout=timeout,
+                      max_retries=max_retries, max_output_tokens=max_output_tokens, breakpoint=breakpoint_, ttl=ttl,
+                      device=device, dtype=dtype, block_size=block_size, kv_budget=kv_budget, verify=verify,
+                      price_as=price_as)
+    settings = Settings(path=path, provider=provider.strip().lower(), options=options, variants=variants,
+                        warmup=not no_warmup, vars_file=vars_file, compare_fix=compare_fix, unsafe=unsafe_fixes,
+                        config_file=config_file, syntax=syntax, budget_usd=budget, calls_per_day=calls_per_day)
+    sys.exit(command.main(settings, output_format=output_format, report_path=report_path, dry_run=dry_run))
 
 
 @main.command("rules")

@@ -183,6 +183,8 @@ def _parse_size(path: Path, key: str, value: Any) -> int:
 
 def unknown_rule_codes(patterns: tuple[str, ...]) -> str | None:
     """A one-line complaint about ``select``/``ignore`` entries that match no rule, or None."""
+    if not patterns:
+        return None  # nothing to check, and no rule module to import for it
     from promptlint.registry import describe_known_codes, unknown_codes
 
     unknown = unknown_codes(patterns)

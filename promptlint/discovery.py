@@ -107,11 +107,11 @@ def is_request_body_file(path: str) -> bool:
         return False
     if not _REQUEST_KEYS.search(head):
         return False
-    from promptlint import requests_model
+    from promptlint import requestbody
 
     try:
-        requests_model.load_cached(Path(path).read_text(encoding="utf-8-sig"))
-    except (requests_model.RequestError, OSError, UnicodeDecodeError, RecursionError, ValueError, TypeError,
+        requestbody.load_cached(Path(path).read_text(encoding="utf-8-sig"))
+    except (requestbody.RequestError, OSError, UnicodeDecodeError, RecursionError, ValueError, TypeError,
             AttributeError, KeyError):
         return False
     return True

@@ -54,12 +54,12 @@ class CachedFile(CheckedFile):
             self._full = self._load()
         return self._full
 
-    @property  # type: ignore[override]
-    def template(self) -> Template:
+    @property
+    def template(self) -> Template:  # type: ignore[override]  # CheckedFile's field, loaded on demand
         return self._loaded().template
 
-    @property  # type: ignore[override]
-    def analysis(self) -> Analysis:
+    @property
+    def analysis(self) -> Analysis:  # type: ignore[override]
         return self._loaded().analysis
 
     @property

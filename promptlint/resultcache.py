@@ -107,7 +107,8 @@ class ResultCache:
             os.utime(entry)  # most recently used, for pruning
         except OSError:
             pass
-        return data["result"]
+        result: dict[str, Any] = data["result"]
+        return result
 
     def put(self, key: str, result: dict[str, Any]) -> None:
         entry = self._entry(key)

@@ -9,7 +9,7 @@ Below the minimum, nothing is cached and nothing says so: both cache counters ar
 no error is returned. The breakpoint looks like it works and never does.
 
 ## Example
-A 600-token system prompt marked with `cache_control` on `claude-sonnet-4-5` (minimum
+A 600-token system prompt marked with `cache_control` on `claude-sonnet-5` (minimum
 1,024 tokens).
 
 ## Use instead
@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint import requests_model
+from promptlint import requestbody
+from promptlint.requestbody.rules import finding_at, on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Span
+from promptlint.providers import anthropic
 
 CODE = "PC205"
 NAME = "breakpoint-below-minimum"
@@ -38,24 +39,20 @@ SUMMARY = "cache_control breakpoint whose prefix is below the model's minimum ca
 FIX = None
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requests_model.load_cached(ctx.template.source)
-    for view in requests_model.views(request_file, ctx.analysis.encoding):
-        if view.request.kind != requests_model.ANTHROPIC:
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
+    for view in requestbody.views(request_file, ctx.analysis.encoding):
+        if view.request.kind != requestbody.ANTHROPIC:
             continue
-        minimum, model = requests_model.anthropic_minimum(
+        minimum, model = anthropic.minimum(
             view.request.model or ctx.config.target_model, ctx.config.providers or None
         )
         for index, marker in view.request.markers():
             prefix = view.ends[index]
             if prefix >= minimum:
                 continue
-            yield ctx.finding(
-                CODE,
-                NAME,
-                Span(*request_file.span(marker.path)),
+            yield finding_at(
+                ctx, CODE, NAME, request_file, marker.path,
                 severity="warning",
                 message=(
                     f"the prefix up to this breakpoint is ≈{prefix:,} tokens, below the {minimum:,}-token minimum "

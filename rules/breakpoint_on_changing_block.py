@@ -29,10 +29,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint import requests_model
+from promptlint import requestbody
+from promptlint.requestbody.rules import finding_at, on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Span
 
 CODE = "PC202"
 NAME = "breakpoint-on-changing-block"
@@ -40,11 +40,9 @@ SUMMARY = "cache_control breakpoint on a block that changes every call (writes, 
 FIX = None
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requests_model.load_cached(ctx.template.source)
-    views = requests_model.views(request_file, ctx.analysis.encoding)
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
+    views = requestbody.views(request_file, ctx.analysis.encoding)
     texts = [v.request.text for v in views]
     for number, view in enumerate(views):
         chunks = view.request.chunks
@@ -61,13 +59,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 if changing
                 else f"no later request in this file repeats the prefix up to it (request {number})"
             )
-            yield ctx.finding(
-                CODE,
-                NAME,
-                Span(*request_file.span(marker.path)),
+            yield finding_at(
+                ctx, CODE, NAME, request_file, marker.path,
                 severity="error",
                 message=(
-                    f"this breakpoint ({requests_model.format_path(marker.path)}) writes ≈{view.ends[index]:,} tokens "
+                    f"this breakpoint ({requestbody.format_path(marker.path)}) writes ≈{view.ends[index]:,} tokens "
                     f"on every call and never reads them: {why}; put it on the last block that is identical "
                     "across requests"
                 ),

@@ -29,10 +29,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from promptlint import providers, requests_model
+from promptlint import providers, requestbody
+from promptlint.requestbody.rules import finding_at, on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Span
 
 CODE = "PC206"
 NAME = "lookback-gap"
@@ -40,22 +40,18 @@ SUMMARY = "More than 20 blocks between breakpoints in a growing conversation"
 FIX = None
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
     window = providers.facts("anthropic", None, ctx.config.providers or None).lookback_blocks or 20
-    request_file = requests_model.load_cached(ctx.template.source)
-    requests = [r for r in request_file.requests if r.kind == requests_model.ANTHROPIC]
+    requests = [r for r in request_file.requests if r.kind == requestbody.ANTHROPIC]
     for request in requests:
         markers = sorted(request.markers(), key=lambda pair: pair[0])
         has_history = any(c.role == "assistant" for c in request.chunks)
         for (before, _), (after, marker) in itertools.pairwise(markers):
             gap = after - before
             if has_history and gap >= window and request.chunks[after].section == "messages":
-                yield ctx.finding(
-                    CODE,
-                    NAME,
-                    Span(*request_file.span(marker.path)),
+                yield finding_at(
+                    ctx, CODE, NAME, request_file, marker.path,
                     severity="warning",
                     message=(
                         f"{gap} blocks between this breakpoint and the previous one; Anthropic looks back at most "
@@ -73,10 +69,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         gap = last_new - last_old
         if gap >= window:
             marker = max(new, key=lambda pair: pair[0])[1]
-            yield ctx.finding(
-                CODE,
-                NAME,
-                Span(*request_file.span(marker.path)),
+            yield finding_at(
+                ctx, CODE, NAME, request_file, marker.path,
                 severity="error",
                 message=(
                     f"request {current.index} adds {gap} blocks after request {previous.index}'s last breakpoint; "

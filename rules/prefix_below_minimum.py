@@ -47,14 +47,17 @@ _NEAR_MISS_SHARE = 0.9
 def minimum_for(ctx: RuleContext) -> tuple[int, str]:
     """(minimum cacheable tokens, provider/model label) for this file's configuration."""
     from promptlint import providers
+    from promptlint.providers import cost
 
     provider = ctx.config.provider or "openai"
     try:
-        model = ctx.config.model or (None if ctx.config.provider else ctx.config.target_model)
+        # The model a request body names wins over the default, as in `check --provider`.
+        asked = ctx.config.model or (None if ctx.config.provider else ctx.config.target_model)
+        model, _ = cost.resolve_model(provider, ctx.config.model, cost.body_model_of(ctx.template) or asked)
         facts = providers.facts(provider, model, ctx.config.providers or None)
     except ValueError:
         return 0, provider  # an unknown provider is reported by the config check
-    return facts.min_cacheable_tokens, f"{provider} {facts.model or 'default model'}"
+    return facts.min_cacheable_tokens, f"{provider} {model}"
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint import providers, requests_model
+from promptlint import providers, requestbody
+from promptlint.requestbody.rules import finding_at, on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Span
 
 CODE = "PC203"
 NAME = "too-many-breakpoints"
@@ -36,20 +36,16 @@ SUMMARY = "More than 4 cache_control breakpoints in one request"
 FIX = None
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
     limit = providers.facts("anthropic", None, ctx.config.providers or None).max_breakpoints or 4
-    request_file = requests_model.load_cached(ctx.template.source)
     for request in request_file.requests:
         markers = sorted(request.markers(), key=lambda pair: pair[0])
         if len(markers) <= limit:
             continue
         extra = markers[limit][1]
-        yield ctx.finding(
-            CODE,
-            NAME,
-            Span(*request_file.span(extra.path)),
+        yield finding_at(
+            ctx, CODE, NAME, request_file, extra.path,
             severity="error",
             message=(
                 f"{len(markers)} cache_control breakpoints in one request (the top-level automatic one counts); "

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint import requests_model
+from promptlint import requestbody
+from promptlint.requestbody.rules import finding_at, on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Span
 
 CODE = "PC204"
 NAME = "ttl-order"
@@ -37,23 +37,19 @@ FIX = None
 _SECONDS = {"5m": 300, "1h": 3600}
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requests_model.load_cached(ctx.template.source)
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
     for request in request_file.requests:
-        shortest: requests_model.Marker | None = None
+        shortest: requestbody.Marker | None = None
         for _, marker in sorted(request.markers(), key=lambda pair: pair[0]):
             seconds = _SECONDS.get(marker.ttl, 300)
             if shortest is not None and seconds > _SECONDS.get(shortest.ttl, 300):
-                yield ctx.finding(
-                    CODE,
-                    NAME,
-                    Span(*request_file.span(marker.path)),
+                yield finding_at(
+                    ctx, CODE, NAME, request_file, marker.path,
                     severity="error",
                     message=(
                         f"a {marker.ttl} breakpoint follows a {shortest.ttl} one "
-                        f"({requests_model.format_path(shortest.path)}): longer TTLs must come first, and "
+                        f"({requestbody.format_path(shortest.path)}): longer TTLs must come first, and "
                         "Anthropic rejects this request; give the earlier breakpoint the longer TTL"
                     ),
                     kind="breakpoint",

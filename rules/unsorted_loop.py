@@ -39,7 +39,7 @@ from collections.abc import Iterator
 
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.fixability import is_fixable
+from promptlint.core.fixability import fix_status
 from promptlint.core.severity import rebilled, severity_for, stable_tokens
 
 CODE = "PC102"
@@ -72,6 +72,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             f"loop over `{unit.expr.source}` is not sorted: its order can change between processes, "
             f"and {stable_tokens(after)} after it are {rebilled(unit.volatility)}; {_SORT_ADVICE.get(ctx.template.syntax, _SORT_IN_CODE)}"
         )
+        fixable, why_not = fix_status(ctx.template, unit, ctx.config.overrides, analysis=ctx.analysis)
         yield ctx.finding(
             CODE,
             NAME,
@@ -81,7 +82,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             kind="tool-order",
             frequency=unit.volatility.frequency,
             tokens_lost=after,
-            fixable=is_fixable(ctx.template, unit, ctx.config.overrides),
+            fixable=fixable,
+            unfixable_reason=why_not,
             evidence=unit.volatility.evidence,
             confidence=unit.volatility.confidence,
         )

@@ -30,7 +30,8 @@ import itertools
 from collections.abc import Iterator
 from typing import Any
 
-from promptlint import requests_model
+from promptlint import requestbody
+from promptlint.requestbody.rules import on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -59,13 +60,11 @@ def _schemas(body: Any) -> list[tuple[tuple[str | int, ...], Any]]:
     return found
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requests_model.load_cached(ctx.template.source)
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
     bodies = _bodies(request_file.value)
     for base, body in bodies[-1:]:
-        names = list(requests_model.iter_tool_names(body))
+        names = list(requestbody.iter_tool_names(body))
         if len(names) > 1 and names != sorted(names):
             yield ctx.finding(
                 CODE, NAME, Span(*request_file.span((*base, "tools"))), severity="info",
@@ -77,7 +76,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 kind="tool-order", frequency="per-session",
             )
         for where, schema in _schemas(body):
-            for path, keys in requests_model.schema_property_orders(schema, where):
+            for path, keys in requestbody.schema_property_orders(schema, where):
                 if len(keys) > 1 and keys != sorted(keys):
                     yield ctx.finding(
                         CODE, NAME, Span(*request_file.span((*base, *path))), severity="info",
@@ -90,7 +89,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     )
     for (_, old), (base, new) in itertools.pairwise(bodies):
         old_tools, new_tools = old.get("tools") or [], new.get("tools") or []
-        old_names, new_names = list(requests_model.iter_tool_names(old)), list(requests_model.iter_tool_names(new))
+        old_names, new_names = list(requestbody.iter_tool_names(old)), list(requestbody.iter_tool_names(new))
         if old_names != new_names and sorted(old_names) == sorted(new_names):
             yield ctx.finding(
                 CODE, NAME, Span(*request_file.span((*base, "tools"))), severity="error",
@@ -105,7 +104,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         by_name = {n: t for n, t in zip(old_names, old_tools)}
         for i, (name, tool) in enumerate(zip(new_names, new_tools)):
             before = by_name.get(name)
-            if before is not None and before == tool and requests_model.dumps(before) != requests_model.dumps(tool):
+            if before is not None and before == tool and requestbody.dumps(before) != requestbody.dumps(tool):
                 yield ctx.finding(
                     CODE, NAME, Span(*request_file.span((*base, "tools", i))), severity="error",
                     message=(

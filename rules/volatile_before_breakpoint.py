@@ -35,7 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint import requests_model
+from promptlint import requestbody
+from promptlint.requestbody.rules import on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -47,11 +48,9 @@ SUMMARY = "Per-request value before a cache_control breakpoint"
 FIX = None
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requests_model.load_cached(ctx.template.source)
-    for view in requests_model.views(request_file, ctx.analysis.encoding):
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
+    for view in requestbody.views(request_file, ctx.analysis.encoding):
         markers = view.request.markers()
         if not markers:
             continue
@@ -73,7 +72,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 severity="error" if placed.per_request and is_substantial(lost, view.ends[-1]) else "warning",
                 message=(
                     f"{kind} `{literal}` {how} and sits before the cache_control breakpoint at line {line} "
-                    f"({requests_model.format_path(marker.path)}): the prefix up to the breakpoint never repeats, "
+                    f"({requestbody.format_path(marker.path)}): the prefix up to the breakpoint never repeats, "
                     f"so ≈{lost:,} tokens are written to the cache on every call and never read; "
                     "move the value after the last breakpoint, into the latest user message"
                 ),
@@ -81,5 +80,5 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 frequency="per-request" if placed.per_request else "per-session",
                 tokens_lost=lost,
                 evidence=slot.expr.evidence if (slot := ctx.slot_at(*placed.span)) is not None else None,
-                json_path=requests_model.format_path(view.request.chunks[placed.chunk_index].path),
+                json_path=requestbody.format_path(view.request.chunks[placed.chunk_index].path),
             )

@@ -54,7 +54,7 @@ from collections.abc import Iterator
 
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.fixability import is_fixable
+from promptlint.core.fixability import fix_status
 from promptlint.core.severity import how_often, is_substantial, rebilled, severity_for, stable_tokens
 
 CODE = "PC101"
@@ -95,6 +95,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if vol.confidence != "high":
             rests_on += f"; if it is fixed, add `{unit.expr.name}` to `stable` in config"
         message = f"{vol.kind} {what} {how_often(vol)} ({rests_on}); {cost}; {advice}"
+        fixable, why_not = fix_status(ctx.template, unit, ctx.config.overrides, analysis=ctx.analysis)
         yield ctx.finding(
             CODE,
             NAME,
@@ -104,7 +105,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             kind=vol.kind,
             frequency=vol.frequency,
             tokens_lost=after,
-            fixable=is_fixable(ctx.template, unit, ctx.config.overrides),
+            fixable=fixable,
+            unfixable_reason=why_not,
             evidence=vol.evidence,
             confidence=vol.confidence,
             precision=vol.precision,

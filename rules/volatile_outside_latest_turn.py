@@ -30,7 +30,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from promptlint import requests_model
+from promptlint import requestbody
+from promptlint.requestbody.rules import finding_at, on_request_bodies
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -41,14 +42,12 @@ NAME = "volatile-outside-latest-turn"
 SUMMARY = "Per-request value outside the latest turn of a request"
 FIX = None
 
-_PREFIX_SECTIONS = requests_model.PREFIX_SECTIONS
+_PREFIX_SECTIONS = requestbody.PREFIX_SECTIONS
 
 
-def check(ctx: RuleContext) -> Iterator[Finding]:
-    if ctx.template.syntax != "json":
-        return
-    request_file = requests_model.load_cached(ctx.template.source)
-    views = requests_model.views(request_file, ctx.analysis.encoding)
+@on_request_bodies
+def check(ctx: RuleContext, request_file: requestbody.RequestFile) -> Iterator[Finding]:
+    views = requestbody.views(request_file, ctx.analysis.encoding)
     for view in views:
         markers = view.request.markers()
         total = view.ends[-1] if view.ends else 0
@@ -88,18 +87,16 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             before = old.get(chunk.path[1:])
             if before is None or before.body == chunk.body:
                 continue
-            yield ctx.finding(
-                CODE,
-                NAME,
-                Span(*request_file.span(chunk.path)),
+            yield finding_at(
+                ctx, CODE, NAME, request_file, chunk.path,
                 severity="error",
                 message=(
-                    f"{requests_model.format_path(chunk.path[1:])} differs from request {previous.request.index}: "
+                    f"{requestbody.format_path(chunk.path[1:])} differs from request {previous.request.index}: "
                     f"history was re-rendered, so ≈{current.ends[-1] - current.start_of(index):,} tokens from here on "
                     "miss the cache; resend earlier messages exactly as they were sent"
                 ),
                 kind="memory",
                 frequency="per-request",
                 tokens_lost=current.ends[-1] - current.start_of(index),
-                json_path=requests_model.format_path(chunk.path[1:]),
+                json_path=requestbody.format_path(chunk.path[1:]),
             )

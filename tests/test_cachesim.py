@@ -6,26 +6,14 @@ import dataclasses
 
 import pytest
 
-from promptlint.cachesim import (
-    Breakpoint,
-    CacheModelError,
-    Request,
-    TokenPrices,
-    Usage,
-    cost,
-    lcp,
-    openai_reported_read,
-    simulate,
-    simulate_anthropic,
-    simulate_deepseek,
-    simulate_gemini_explicit,
-    simulate_gemini_implicit,
-    simulate_openai,
-    simulate_openai_56,
-    simulate_sglang,
-    simulate_vllm,
-)
-from promptlint.providers import facts
+from promptlint.providers import facts, simulate
+from promptlint.providers.anthropic import simulate_anthropic
+from promptlint.providers.base import Breakpoint, CacheModelError, Request, TokenPrices, Usage, cost, lcp
+from promptlint.providers.deepseek import simulate_deepseek
+from promptlint.providers.gemini import simulate_gemini_explicit, simulate_gemini_implicit
+from promptlint.providers.openai import openai_reported_read, simulate_openai, simulate_openai_56
+from promptlint.providers.sglang import simulate_sglang
+from promptlint.providers.vllm import simulate_vllm
 
 MINUTE = 60.0
 # Per-token prices of $1 per million tokens: costs below read as "millionths of a dollar".

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from promptlint import cachecost
+from promptlint.providers import cost as cachecost
 from promptlint.core.analysis import analyze
 from promptlint.loaders import load_file
 

@@ -51,7 +51,7 @@ def test_python_clock_user_and_tool_loop_are_found_at_their_lines() -> None:
     ''')
     assert kinds(result) == {(5, "timestamp", "error"), (5, "identity", "error"), (6, "tool-order", "error")}
     assert result.syntax == "python" and result.tokens and result.stable_prefix_tokens is not None
-    assert all(not f.fixable and f.extra.get("not_fixable") for f in result.findings if f.kind)
+    assert all(not f.fixable and f.extra.get("unfixable_reason") for f in result.findings if f.kind)
 
 
 def test_ts_clock_user_and_tool_loop_are_found_at_their_lines() -> None:

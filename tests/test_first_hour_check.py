@@ -283,3 +283,28 @@ def test_a_missing_include_is_said(run_cli, write):
     result = run_cli("check", str(path), "--format", "json")
     (warning,) = json.loads(result.stdout)["warnings"]
     assert "a.j2:2:1" in warning and "nope.j2" in warning and "not found" in warning
+
+
+def test_a_prompt_over_the_models_context_window_is_said(run_cli, tmp_path):
+    (tmp_path / "promptlint.toml").write_text('max-file-size = "20MB"\n')
+    path = tmp_path / "huge.md"
+    path.write_text("Rule: be polite to the customer and cite sources please.\n" * 110_000)
+    result = run_cli("check", str(path), "--format", "json")
+    warnings = json.loads(result.stdout)["warnings"]
+    assert any("huge.md" in w and "context window of gpt-5.5" in w for w in warnings)
+
+
+# -- 16. replay: nothing is lost below the provider minimum ---------------------------------
+
+def test_replay_counts_no_loss_for_requests_that_could_never_be_cached(run_cli, tmp_path):
+    lines = []
+    for minute in range(5):
+        body = {"model": "gpt-5.5", "messages": [
+            {"role": "system", "content": f"Current time: 2026-12-01T10:4{minute}:17Z. You are helpful."},
+            {"role": "user", "content": "hi"}]}
+        lines.append(json.dumps({"request": body, "timestamp": f"2026-12-01T10:4{minute}:17Z"}))
+    log = tmp_path / "small.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    data = json.loads(run_cli("replay", str(log), "--format", "json").stdout)
+    assert data["summary"]["tokens_lost"] == 0 and data["summary"]["cost_lost"] == 0
+    assert any("below the" in n and "minimum" in n for n in data["summary"]["notes"])

@@ -11,9 +11,9 @@ from pathlib import Path
 import genai_prices
 import pytest
 
-from promptlint.cachesim import Breakpoint, Request, cost, simulate
-from promptlint.pricing import PriceError, prices_for
-from promptlint.providers import price_data_releases
+from promptlint.providers import price_data_releases, simulate
+from promptlint.providers.base import Breakpoint, Request, cost
+from promptlint.providers.pricing import PriceError, prices_for
 
 AT = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -110,7 +110,7 @@ def test_per_token_prices_feed_cost() -> None:
 
 def test_importing_the_engine_does_not_import_genai_prices() -> None:
     code = (
-        "import sys, promptlint.pricing, promptlint.cachesim, promptlint.providers; "
+        "import sys, promptlint.providers.pricing, promptlint.providers.base, promptlint.providers; "
         "print('genai_prices' in sys.modules)"
     )
     repo_root = str(Path(__file__).resolve().parents[1])

@@ -78,7 +78,24 @@ def test_every_known_provider_resolves_to_a_simulator() -> None:
 def test_anthropic_minimum_per_model(model: str, minimum: int) -> None:
     resolved = facts("anthropic", model)
     assert resolved.min_cacheable_tokens == minimum
-    assert resolved.notes == ()
+    # The model is in the table (no fallback note); retired ones say so (issue 9, item 19).
+    assert [n for n in resolved.notes if "retire" not in n] == []
+
+
+def test_retired_models_keep_their_facts_and_say_so() -> None:
+    retired = facts("anthropic", "claude-sonnet-4-5-20250929")
+    assert retired.min_cacheable_tokens == 1024
+    assert retired.notes == (
+        "claude-sonnet-4-5-20250929 was retired on 2026-11-30; its facts are kept so old logs replay",)
+    assert facts("anthropic", "claude-opus-4-5").notes == ("claude-opus-4-5 is deprecated and retires on 2027-01-22",)
+    assert facts("anthropic", "claude-sonnet-5").notes == ()
+
+
+def test_the_default_anthropic_model_is_a_current_one() -> None:
+    from promptlint.providers.cost import resolve_model
+
+    model, _ = resolve_model("anthropic", None)
+    assert model == "claude-sonnet-5" and facts("anthropic", model).notes == ()
 
 
 def test_anthropic_fixed_facts() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from promptlint.core.ir import Slot, Tag, Text
 from promptlint.loaders import LoadError, load_file, load_text
-from promptlint.requests_model import load, volatile_values
+from promptlint.requestbody import load, volatile_values
 
 REPO = Path(__file__).resolve().parents[1]
 

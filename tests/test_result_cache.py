@@ -88,8 +88,9 @@ def test_prune_keeps_the_most_recent_entries(tmp_path):
 
 def test_parallel_jobs_report_exactly_what_one_job_does(run_cli):
     root = Path(__file__).resolve().parents[1] / "fixtures"
-    one = run_cli("check", str(root), "--format", "json", "--no-cache", "-j", "1")
-    two = run_cli("check", str(root), "--format", "json", "--no-cache", "-j", "2")
+    folders = [str(root / name) for name in ("agents", "corpus", "requests", "workspaces")]
+    one = run_cli("check", *folders, "--format", "json", "--no-cache", "-j", "1")
+    two = run_cli("check", *folders, "--format", "json", "--no-cache", "-j", "2")
     assert one.exit_code == two.exit_code == 1
     assert json.loads(one.stdout) == json.loads(two.stdout)
     assert len(json.loads(two.stdout)["files"]) > 100

@@ -83,3 +83,18 @@ def test_github_annotations_escape_and_map_levels(run_cli, write, long_rules):
     assert "file=" in first and "a%2C b.j2" in first and ",line=1,col=6," in first
     assert "title=PC101 volatile-before-stable::" in first
     assert "\n" not in first
+
+
+def test_sarif_fixes_rewrite_the_file_as_promptlint_fix_does(run_cli, write, long_rules, sarif_schema):
+    path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    _, log = _sarif(run_cli, str(path), "--select", "PC101")
+    jsonschema.validate(log, sarif_schema)
+    (result,) = log["runs"][0]["results"]
+    (change,) = result["fixes"][0]["artifactChanges"]
+    text = path.read_text()
+    for replacement in sorted(change["replacements"], key=lambda r: -r["deletedRegion"]["charOffset"]):
+        start = replacement["deletedRegion"]["charOffset"]
+        end = start + replacement["deletedRegion"]["charLength"]
+        text = text[:start] + replacement["insertedContent"]["text"] + text[end:]
+    assert run_cli("fix", str(path)).exit_code in (0, 1)
+    assert text == path.read_text() and text.endswith(f"Now: {CLOCK}\n")

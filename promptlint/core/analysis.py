@@ -192,6 +192,8 @@ def render(
         out.append(text)
         length += len(text)
 
+    loop_depth = 0
+
     def visit(segments: list[Segment], loop_label: str | None, volatile_label: str | None) -> None:
         nonlocal loop_depth
         for seg in segments:
@@ -240,7 +242,6 @@ def render(
                 else:
                     visit(seg.body, loop_label, volatile_label)
 
-    loop_depth = 0
     visit(template.segments, None, None)
     return "".join(out)
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from promptlint.core.analysis import Unit
-from promptlint.core.ir import Block, Segment, Slot, Span, Tag, Template, walk
+from promptlint.core.ir import CODE_SYNTAXES, Block, Segment, Slot, Span, Tag, Template, walk
 from promptlint.core.layout import Layout
 
 _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
@@ -96,19 +96,67 @@ def _participates(unit: Unit, unsafe: bool) -> bool:
     return unsafe or not (unit.is_loop and unit.volatility.kind == "tool-order")
 
 
+# Files whose lines are not the prompt's text in the order it renders: moving their lines
+# cannot move a value in the prompt, so nothing in them is moved (or rewritten). Code is
+# never rewritten (DESIGN.md: fixes are safe or they are not made, and moving an
+# interpolation changes what the code means in ways no rendering proof can see).
+_NOT_REWRITTEN_CODE = (
+    "not rewritten: promptlint does not rewrite code (moving an interpolation changes what the "
+    "code means)"
+)
+_NOT_REARRANGED = {
+    "json": (
+        "not rewritten: promptlint does not edit request bodies (a body is what your code sends, and its "
+        "lines are not the prompt in render order)"
+    ),
+    **dict.fromkeys(CODE_SYNTAXES, _NOT_REWRITTEN_CODE),
+}
+# What to do instead, per value in such a file.
+_INSTEAD = {
+    "json": "send the value in the latest user message where the body is built",
+    **dict.fromkeys(CODE_SYNTAXES, "move the value after the prompt's stable text, or into the latest user message"),
+}
+
+
+def refusal(template: Template) -> str | None:
+    """Why nothing in this file is moved or rewritten, whatever it holds (None: it may be)."""
+    return _NOT_REARRANGED.get(template.syntax)
+
+
+def refused_reason(template: Template, unit: Unit, line: int) -> str:
+    """What ``fix`` says of a value (at 1-based ``line``) in a file it never rewrites."""
+    return (f"line {line}: {unit.volatility.kind} {unit_label(unit)}: {refusal(template)}; "
+            f"{_INSTEAD[template.syntax]}")
+
+
 def move_plan(
-    template: Template, units: list[Unit], not_fixable: list[str], unsafe: bool
+    template: Template,
+    units: list[Unit],
+    not_fixable: list[str],
+    unsafe: bool,
+    reasons: dict[int, str] | None = None,
 ) -> tuple[list[Carrier], set[int]]:
-    """The carriers to emit at the tail (in order), and which of them move at all."""
+    """The carriers to emit at the tail (in order), and which of them move at all.
+
+    Why a unit does not move is appended to ``not_fixable`` (what ``fix`` prints) and, per
+    unit, recorded in ``reasons`` (``id(unit.segment)`` → reason), which also holds the units
+    that need no move (already at the tail)."""
+    reasons = {} if reasons is None else reasons
     layout = Layout(template)
     if not layout.count:
         return [], set()
-    blocked: list[tuple[int, str]] = []  # (line, reason)
+    blocked: list[tuple[int, str, list[Unit]]] = []  # (line, reason, the units it concerns)
+    refused = refusal(template)
+    if refused is not None:
+        for unit in units:
+            line = layout.line_of(unit.segment.span.start)
+            blocked.append((line, refused_reason(template, unit, line + 1), [unit]))
+        units = []
     for unit in units:
         if not _participates(unit, unsafe):
             line = layout.line_of(unit.segment.span.start)
             blocked.append((line, (f"line {line + 1}: tool-order {unit_label(unit)}: not moved; sort it "
-                                  "(PC102, `--unsafe-fixes`)")))
+                                  "(PC102, `--unsafe-fixes`)"), [unit]))
     units = [u for u in units if _participates(u, unsafe)]
     extends = any(isinstance(s, Tag) and s.tag == "extends" for s in template.walk())
     open_fence = next((f for f in layout.fences if not f[2]), None)
@@ -119,26 +167,29 @@ def move_plan(
         label = f"line {first + 1}: {unit.volatility.kind} {unit_label(unit)}"
         fence = layout.fence_at(first) or layout.fence_at(last)
         if extends:
-            blocked.append((first, f"{label}: not fixable: the template extends another one; move it inside its blocks"))
+            blocked.append((first, f"{label}: not fixable: the template extends another one; move it inside its blocks",
+                            [unit]))
             continue
         if fence is not None:
-            blocked.append((first, f"{label}: not fixable: it stands inside a code fence (lines {fence[0] + 1}–{fence[1] + 1})"))
+            blocked.append((first, f"{label}: not fixable: it stands inside a code fence (lines {fence[0] + 1}–{fence[1] + 1})",
+                            [unit]))
             continue
         if any(line in layout.table_rows for line in range(first, last + 1)):
-            blocked.append((first, f"{label}: not fixable: it stands in a table row; moving the row would break the table"))
+            blocked.append((first, f"{label}: not fixable: it stands in a table row; moving the row would break the table",
+                            [unit]))
             continue
         first, last = layout.grow(first, last)
         carriers.append(Carrier(first, last, [unit], [layout.line_of(span.start)]))
 
     # A carrier that would take a value that cannot move along cannot move either.
-    blocked_lines = {line for line, _ in blocked}
+    blocked_lines = {line for line, _, _ in blocked}
     kept_carriers = []
     for carrier in carriers:
         held = sorted(line for line in blocked_lines if carrier.first <= line <= carrier.last)
         if held:
             blocked.append((carrier.line, (f"{_carrier_label(layout, carrier)}: not fixable: the unit that carries "
                                           f"it ({layout.describe(carrier.first, carrier.last)}) holds line "
-                                          f"{held[0] + 1}, which cannot be moved")))
+                                          f"{held[0] + 1}, which cannot be moved"), carrier.units))
         else:
             kept_carriers.append(carrier)
     carriers = kept_carriers
@@ -168,10 +219,11 @@ def move_plan(
         label = _carrier_label(layout, carrier)
         cut = next((f for f in layout.fences if (carrier.first <= f[0] <= carrier.last) != (carrier.first <= f[1] <= carrier.last)), None)
         if cut is not None:
-            blocked.append((carrier.line, f"{label}: not fixable: it would split the code fence on lines {cut[0] + 1}–{cut[1] + 1}"))
+            blocked.append((carrier.line, f"{label}: not fixable: it would split the code fence on lines {cut[0] + 1}–{cut[1] + 1}",
+                            carrier.units))
         elif open_fence is not None and carrier.last < open_fence[0]:
             blocked.append((carrier.line, (f"{label}: not fixable: the file ends inside the code fence opened on line "
-                                          f"{open_fence[0] + 1}, so text moved to the end would land in it")))
+                                          f"{open_fence[0] + 1}, so text moved to the end would land in it"), carrier.units))
         else:
             active.append(carrier)
 
@@ -180,7 +232,7 @@ def move_plan(
         covered = covered_lines(active)
         content_lines = [i for i in range(layout.count) if not layout.blank[i] and i not in covered]
         last_content = max(content_lines, default=-1)
-        first_blocker = min((line for line, _ in blocked if line < last_content), default=None)
+        first_blocker = min((line for line, _, _ in blocked if line < last_content), default=None)
         dropped: list[tuple[Carrier, str]] = []
         for carrier in active:
             needs = last_content > carrier.last
@@ -195,7 +247,7 @@ def move_plan(
             break
         for carrier, reason in dropped:
             active.remove(carrier)
-            blocked.append((carrier.line, f"{_carrier_label(layout, carrier)}: {reason}"))
+            blocked.append((carrier.line, f"{_carrier_label(layout, carrier)}: {reason}", carrier.units))
 
     covered = covered_lines(active)
     last_content = max((i for i in range(layout.count) if not layout.blank[i] and i not in covered), default=-1)
@@ -206,11 +258,19 @@ def move_plan(
         # Already at the tail, but carried by a paragraph or block with stable text after the value.
         inner_after = [i for i in range(max(carrier.unit_lines) + 1, carrier.last + 1) if not layout.blank[i]]
         if inner_after:
-            not_fixable.append(
+            reason = (
                 f"{_carrier_label(layout, carrier)}: not fixable: the smallest unit that carries it "
                 f"({layout.describe(carrier.first, carrier.last)}) already ends the file; split it to move the value"
             )
-    not_fixable.extend(reason for _, reason in sorted(blocked))
+            not_fixable.append(reason)
+        else:
+            reason = f"{_carrier_label(layout, carrier)}: not moved: it already stands at the end of the file"
+        for unit in carrier.units:
+            reasons.setdefault(id(unit.segment), reason)
+    for _, reason, concerned in sorted(blocked, key=lambda b: (b[0], b[1])):
+        not_fixable.append(reason)
+        for unit in concerned:
+            reasons.setdefault(id(unit.segment), reason)
     if not moving:
         return [], set()
     return active, moving

@@ -9,13 +9,6 @@ from promptlint.core.analysis import Analysis
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Slot, Template, Text
 
-# What a finding in code says about the fix (DESIGN.md: fixes are safe or they are not made).
-NOT_REWRITTEN = (
-    "promptlint does not rewrite code: move the value after the prompt's stable text, "
-    "or into the latest user message"
-)
-
-
 def describe_prompts(template: Template, analyses: list[Analysis]) -> list[dict[str, Any]]:
     """``{"name", "line", "tokens", "stable_prefix_tokens"}`` per prompt, in source order."""
     out = []

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from promptlint.core.analysis import Analysis, Unit
+from promptlint.core.carriers import refusal
 from promptlint.config import Config
 from promptlint.core.findings import Finding
 from promptlint.core.ir import CODE_SYNTAXES, Slot, Span, Template
@@ -30,15 +31,20 @@ class RuleContext:
         frequency: str | None = None,
         tokens_lost: int = 0,
         fixable: bool = False,
+        unfixable_reason: str | None = None,
         evidence: str | None = None,
         confidence: str = "high",
         **extra: Any,
     ) -> Finding:
-        """A finding of rule ``code``/``name`` located at ``span`` of this file."""
-        if self.template.syntax in CODE_SYNTAXES and kind is not None and not fixable:
-            from promptlint.core.codefiles import NOT_REWRITTEN
+        """A finding of rule ``code``/``name`` located at ``span`` of this file.
 
-            extra.setdefault("not_fixable", NOT_REWRITTEN)
+        A finding that is not ``fixable`` says why where that is known: the rule's own
+        reason (:func:`promptlint.core.fixability.fix_status`), or the file's, when
+        ``promptlint fix`` rewrites nothing in it (a request body)."""
+        if not fixable:
+            unfixable_reason = unfixable_reason or refusal(self.template)
+            if unfixable_reason:
+                extra["unfixable_reason"] = unfixable_reason
         start = self.template.position(span.start)
         # The end is inclusive of the last character, like an editor selection.
         end = self.template.position(max(span.start, span.end - 1))

@@ -98,6 +98,9 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     # What the run chose not to show, said once (findings outside --changed-since).
     notes: list[str] = field(default_factory=list)
+    # The failing severity of the run: the one asked for, else the strictest `fail-on`
+    # configured for the checked files (set by `check_paths`); None: "warning".
+    fail_on: str | None = None
 
     @property
     def findings(self) -> list[Finding]:
@@ -108,10 +111,14 @@ class Report:
     def failed(self) -> bool:
         return bool(self.errors) or any(r.error for r in self.files)
 
-    def exit_code(self, fail_on: str = "warning") -> int:
+    def exit_code(self, fail_on: str | None = None) -> int:
+        """The command line's exit code: 2 if the run itself failed, 1 if a finding is at or
+        above ``fail_on`` (default: the run's :attr:`fail_on`, else ``"warning"``), else 0.
+
+        A method, not a property, because the threshold is a choice: ``exit_code("error")``."""
         if self.failed:
             return 2
-        threshold = severity_rank(fail_on)
+        threshold = severity_rank(fail_on or self.fail_on or "warning")
         return 1 if any(severity_rank(f.severity) >= threshold for f in self.findings) else 0
 
     def to_json(self) -> dict[str, Any]:

@@ -1,28 +1,217 @@
-"""Whether ``promptlint fix`` would fix a volatile unit: what a rule needs to know to mark
-a finding fixable, without importing the rewriter (``promptlint.fix``)."""
+"""What ``promptlint fix`` will do to a template, computed once and asked twice: by the
+rules (is a finding ``fixable``, and if not, why) and by the rewriter (what to prove and
+write). Neither imports the other (the check pipeline never imports ``promptlint.fix``).
+
+The outlook drafts the fix (:func:`promptlint.core.draft.draft_fix`) and decides whether it
+helps: a draft that does not settle, does not parse, does not grow the stable prefix, or
+leaves more volatile values before stable text than before, is not made, and every unit it
+would have moved or sorted says so. What remains for the rewriter is the proof that the
+rewrite keeps every rendered line (:func:`promptlint.fix.prove.prove`): a safe move that
+fails it is a bug of the move plan, reported as ``not written``.
+"""
 
 from __future__ import annotations
 
-from promptlint.core.analysis import Unit, find_units
-from promptlint.core.carriers import move_plan
+import re
+from dataclasses import dataclass, field
+
+from promptlint.core.analysis import Analysis, Unit, analyze
+from promptlint.core.carriers import refused_reason, unit_label
+from promptlint.core.draft import MOVE_ROUNDS, Draft, draft_fix, reload
 from promptlint.core.ir import CODE_SYNTAXES, Block, Template
-from promptlint.core.loopsort import sort_edit
 from promptlint.core.volatility import Overrides
 from promptlint.loaders.base import LoadError
 
+MORE_BEFORE = "more volatile values would stand before stable text"
 
-def is_fixable(template: Template, unit: Unit, overrides: Overrides | None = None) -> bool:
-    """Whether ``promptlint fix`` moves this unit (or, for a tool loop, fixes it with unsafe fixes)."""
+
+@dataclass
+class FixOutlook:
+    """The fix of one template, drafted and judged, not yet proved."""
+
+    source: str  # the rewrite; the template's own source when the fix changes nothing
+    baseline: str  # the source after unsafe rewrites, before moves
+    before: Analysis
+    after: Analysis  # the rewrite's analysis (``before`` when nothing changes)
+    moved: list[str] = field(default_factory=list)
+    rewritten: list[str] = field(default_factory=list)
+    not_fixable: list[str] = field(default_factory=list)
+    # The template's units (``id(unit.segment)``) the fix moves or sorts; why each other stays.
+    fixed: set[int] = field(default_factory=set)
+    reasons: dict[int, str] = field(default_factory=dict)
+
+    def fixes(self, unit: Unit) -> bool:
+        return id(unit.segment) in self.fixed
+
+    def reason(self, unit: Unit) -> str | None:
+        """Why the fix leaves this unit where it is (None when it fixes it, or cannot say)."""
+        return None if self.fixes(unit) else self.reasons.get(id(unit.segment))
+
+
+def outlook(
+    template: Template,
+    overrides: Overrides | None = None,
+    unsafe: bool = False,
+    encoding: str = "o200k_base",
+    analysis: Analysis | None = None,
+) -> FixOutlook:
+    """What the fix (safe, or with ``unsafe`` fixes) will do to ``template``; computed once
+    per template, mode, tokenizer and overrides (``analysis``: the template's own, if known)."""
+    key = (unsafe, encoding, overrides or Overrides())
+    for cached_key, cached in template.fix_outlooks:
+        if cached_key == key and isinstance(cached, FixOutlook):
+            return cached
+    own = analysis is not None and analysis.template is template and analysis.encoding == encoding
+    before = analysis if own and analysis is not None else analyze(template, encoding, overrides)
     if template.syntax in CODE_SYNTAXES:
-        return False  # code is never rewritten: findings there say where to move the value
-    unsafe = unit.is_loop and unit.volatility.kind == "tool-order"
+        found = _code_outlook(template, before)
+    else:
+        found = _judge(template, draft_fix(template, overrides, unsafe), before, overrides, encoding)
+    template.fix_outlooks.append((key, found))
+    return found
+
+
+def _code_outlook(template: Template, before: Analysis) -> FixOutlook:
+    """Code is never rewritten (``refusal``): no draft is made (a prompt built in code does
+    not tile its file), and each value says so, and where it should go instead."""
+    look = FixOutlook(source=template.source, baseline=template.source, before=before, after=before)
+    for unit in before.units:
+        segment = unit.segment
+        # A loop's body may stand before its `for` (a comprehension): its line is the loop's.
+        start = segment.open.start if isinstance(segment, Block) else segment.span.start
+        reason = refused_reason(template, unit, template.position(start).line)
+        look.reasons[id(segment)] = reason
+        if reason not in look.not_fixable:  # a helper interpolated twice is one place to change
+            look.not_fixable.append(reason)
+    look.not_fixable.sort(key=_line_of)
+    return look
+
+
+def _judge(
+    template: Template, draft: Draft, before: Analysis, overrides: Overrides | None, encoding: str
+) -> FixOutlook:
+    """The draft, or (when it would not help) the unsafe rewrites alone, or nothing."""
+    look = FixOutlook(
+        source=draft.source, baseline=draft.baseline, before=before, after=before,
+        moved=draft.moved, rewritten=draft.rewritten, not_fixable=list(draft.not_fixable),
+        fixed=draft.moved_units | draft.sorted_units, reasons=dict(draft.reasons),
+    )
+    if draft.source == template.source:
+        return look
+    problem, after = _why_it_does_not_help(template, draft.source, draft.baseline, before, draft,
+                                           overrides, encoding)
+    if problem is None and after is not None:
+        look.after = after
+        return look
+    assert problem is not None
+    refused = look.fixed
+    alone: tuple[str | None, Analysis | None] = (problem, None)
+    if draft.moved and draft.unsafe_only != template.source:
+        # The moves do not help; the unsafe rewrites may, alone.
+        alone = _why_it_does_not_help(template, draft.unsafe_only, draft.unsafe_only, before, None,
+                                      overrides, encoding)
+    if alone[0] is None and alone[1] is not None:
+        look.source = look.baseline = draft.unsafe_only
+        look.after, look.moved, look.fixed = alone[1], [], set(draft.sorted_units)
+        refused = draft.moved_units - draft.sorted_units
+    else:
+        look.source = look.baseline = template.source
+        look.moved, look.rewritten, look.fixed = [], [], set()
+    for unit in before.units:
+        if id(unit.segment) in refused:
+            verb = "not sorted" if id(unit.segment) in draft.sorted_units else "not moved"
+            look.reasons[id(unit.segment)] = reason = f"{_label(template, unit)}: {verb}: {problem}"
+            look.not_fixable.append(reason)
+    look.not_fixable.sort(key=_line_of)
+    return look
+
+
+def _line_of(reason: str) -> int:
+    """The line a ``line N: …`` reason is about (others last), to list reasons in file order."""
+    match = re.match(r"line (\d+)", reason)
+    return int(match.group(1)) if match else 1 << 30
+
+
+def _why_it_does_not_help(
+    template: Template,
+    source: str,
+    baseline: str,
+    before: Analysis,
+    draft: Draft | None,
+    overrides: Overrides | None,
+    encoding: str,
+) -> tuple[str | None, Analysis | None]:
+    """Why writing ``source`` would not help (None: it would), and its analysis."""
     try:
-        units = find_units(template, overrides)
-        if not any(u.segment is unit.segment for u in units):
-            units.append(unit)
-        if unsafe and isinstance(unit.segment, Block) and sort_edit(template, unit.segment)[0] is not None:
-            return True
-        carriers, moving = move_plan(template, units, [], unsafe)
-    except LoadError:
-        return False
-    return any(id(c) in moving and any(u.segment is unit.segment for u in c.units) for c in carriers)
+        new = reload(template, source)
+    except LoadError as exc:
+        return f"the file would not parse after the fix ({exc.message})", None
+    if draft is not None and not draft.settled:
+        return (f"the moves do not settle: after {MOVE_ROUNDS} rounds, fixing the result would move "
+                "text again"), None
+    after = analyze(new, encoding, overrides)
+    moved = source != baseline
+    if after.stable_prefix_tokens < before.stable_prefix_tokens or (
+        moved and after.stable_prefix_tokens == before.stable_prefix_tokens
+    ):
+        why = (f"the fix would not grow the stable prefix ({before.stable_prefix_tokens} → "
+               f"{after.stable_prefix_tokens} tokens)")
+        blocker = _first_left_before_stable(before, draft)
+        if blocker is not None:
+            why += (f"; it would still end at line {_line(template, blocker)}, where "
+                    f"{blocker.volatility.kind} {unit_label(blocker)} is not moved")
+        return why, after
+    if volatile_before_stable(after) > volatile_before_stable(before):
+        return f"{MORE_BEFORE} than before", after
+    return None, after
+
+
+def _first_left_before_stable(analysis: Analysis, draft: Draft | None) -> Unit | None:
+    """The first unit the draft leaves in place that has stable text after it."""
+    done = (draft.moved_units | draft.sorted_units) if draft is not None else set()
+    left = [u for u in analysis.units if id(u.segment) not in done
+            and analysis.stable_text[analysis.offset_of(u.segment) :].strip()]
+    return min(left, key=lambda u: analysis.offset_of(u.segment), default=None)
+
+
+def volatile_before_stable(analysis: Analysis) -> int:
+    """How many volatile units have stable, non-blank text rendered after them."""
+    return sum(1 for u in analysis.units if analysis.stable_text[analysis.offset_of(u.segment) :].strip())
+
+
+def _line(template: Template, unit: Unit) -> int:
+    return template.position(unit.segment.span.start).line
+
+
+def _label(template: Template, unit: Unit) -> str:
+    return f"line {_line(template, unit)}: {unit.volatility.kind} {unit_label(unit)}"
+
+
+def _unsafe_for(unit: Unit) -> bool:
+    """A tool loop is fixed by unsafe fixes (sorted, or moved); everything else by the safe fix."""
+    return unit.is_loop and unit.volatility.kind == "tool-order"
+
+
+def fix_status(
+    template: Template,
+    unit: Unit,
+    overrides: Overrides | None = None,
+    encoding: str | None = None,
+    analysis: Analysis | None = None,
+) -> tuple[bool, str | None]:
+    """Whether ``promptlint fix`` fixes this unit (a tool loop: with ``--unsafe-fixes``), and
+    if not, why (None when it cannot say)."""
+    encoding = encoding or (analysis.encoding if analysis is not None else "o200k_base")
+    look = outlook(template, overrides, _unsafe_for(unit), encoding, analysis)
+    return look.fixes(unit), look.reason(unit)
+
+
+def is_fixable(
+    template: Template,
+    unit: Unit,
+    overrides: Overrides | None = None,
+    encoding: str | None = None,
+    analysis: Analysis | None = None,
+) -> bool:
+    """Whether ``promptlint fix`` moves this unit (or, for a tool loop, fixes it with unsafe fixes)."""
+    return fix_status(template, unit, overrides, encoding, analysis)[0]

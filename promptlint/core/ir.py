@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Syntax = Literal["jinja", "mustache", "format", "dollar", "markdown", "json", "python", "typescript", "javascript"]
 SYNTAXES: tuple[str, ...] = ("jinja", "mustache", "format", "dollar", "markdown", "json",
@@ -194,6 +194,9 @@ class Template:
     name: str | None = None
     statements: list[tuple[int, int]] = field(default_factory=list)
     lines: LineIndex = field(init=False, repr=False)
+    # What `promptlint fix` would do to it, computed once per mode, tokenizer and overrides
+    # and asked by every rule (:func:`promptlint.core.fixability.outlook`).
+    fix_outlooks: list[tuple[Any, Any]] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.lines = LineIndex(self.source)

@@ -308,8 +308,6 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
 
 def _classify(expr: Expr, overrides: Overrides | None, *, collection: bool) -> Volatility | None:
     overrides = overrides or Overrides()
-    name = expr.name
-
     pinned = next((p for p in expr.paths if _is_pinned(p)), None)
     if pinned is not None:
         return _named_clock(expr, "per-session", "_".join(pinned))

@@ -5,7 +5,16 @@ it, the smallest self-contained piece of the file that carries it is taken: the 
 line(s) it stands on, grown to its paragraph (consecutive non-blank lines) or its
 Markdown list item (the item line and its indented continuation), and to the whole
 ``{% if %}``/``{% for %}`` block or Mustache section it stands in. These pieces go to
-the end of the file in their original order, after one blank line.
+the end of the file in their original order, after one blank line; a piece that already
+ends the file (a trailing ``{% if %}`` block holding a value) stays last, and the moved
+text goes before it. The messages say which.
+
+Which units move, and whether the move helps at all, is decided once, in the core
+(:func:`promptlint.core.fixability.outlook`), for ``check``'s ``fixable`` and for this
+package alike: a draft that does not settle, does not parse, does not grow the stable
+prefix, or leaves more volatile values before stable text, is not made, and each value it
+would have moved says why. Files whose lines are not the prompt in render order (request
+bodies) are never rewritten; each value says so, and what to do instead.
 
 Nothing is written before the rewrite is proved (black's habit): the new text parses
 with the same loader; rendering old and new with the same random values yields the
@@ -17,12 +26,12 @@ that changed on disk since it was read is left alone.
 
 Unsafe fixes (``unsafe=True``) change words: a clock's format literal finer than a day
 is coarsened to day precision, and an unsorted Jinja loop over a tool list gets
-``| sort(attribute="name")`` (``| dictsort`` for ``k, v in x.items()``).
+``| sort(attribute="name")`` (``| dictsort`` for ``k, v in x.items()``). Their proof
+renders a clock without its format and a loop by its collection, so a sort passes when
+the rendered lines are the same multiset.
 
 This package owns the rewriter, one job a module:
 
-- ``draft``: the unproved rewrite (unsafe rewrites, then the planned moves, to a fixed point);
-- ``unsafe``: the unsafe rewrites (day-precision clock formats, sorted tool loops);
 - ``render``: rendering old and new with the same generated values;
 - ``prove``: the proof a rewrite must pass;
 - ``plan``: one template's proved fix, with its stable prefix and cost before and after;
@@ -30,23 +39,24 @@ This package owns the rewriter, one job a module:
 - ``apply``: fixing files and folders, and the results the reporter prints;
 - ``assembly``: the rewrite of ``[assembly] order`` in config (PC106).
 
-Where the pieces of a file may be cut and which of them move is planned in the core
-(``promptlint.core.layout``, ``promptlint.core.carriers``, ``promptlint.core.loopsort``),
-so that a rule can ask :func:`promptlint.core.fixability.is_fixable` without importing
-this package. It may import the core, the loaders, config, ``promptlint.api`` (lazily,
-for file reading and per-file config), the project, the assembly rule, jinja2 (lazily)
-and ``promptlint.cachecost`` (lazily, for the cost with a provider); nothing in the check
+The draft itself is planned in the core, as pure text (``promptlint.core.layout``,
+``promptlint.core.carriers``, ``promptlint.core.loopsort``, ``promptlint.core.unsafe``,
+``promptlint.core.draft``), so that a rule can ask
+:func:`promptlint.core.fixability.fix_status` without importing this package. It may
+import the core, the loaders, config, ``promptlint.api`` (lazily, for file reading and
+per-file config), the project, the assembly rule, jinja2 (lazily) and
+``promptlint.providers.cost`` (lazily, for the cost with a provider); nothing in the check
 pipeline may import it.
 """
 
 from __future__ import annotations
 
 from promptlint.core.fixability import is_fixable
+from promptlint.core.unsafe import day_format
 from promptlint.fix.apply import FixReport, FixResult, fix_file, fix_paths
 from promptlint.fix.plan import FixPlan, plan_fix
 from promptlint.fix.prove import prove
 from promptlint.fix.render import render_ir
-from promptlint.fix.unsafe import day_format
 from promptlint.fix.write import FileChangedError, unified_diff, write_atomic
 
 __all__ = [

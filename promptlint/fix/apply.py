@@ -23,6 +23,9 @@ class FixResult:
     changed: bool = False
     written: bool = False
     diff: str = ""
+    # The file's text and the text the fix writes (or would write), when it changes.
+    old_source: str | None = None
+    new_source: str | None = None
     stable_before: int = 0
     stable_after: int = 0
     tokens_before: int = 0
@@ -67,7 +70,7 @@ def fix_file(
     try:
         original_bytes = read_bytes(path)
         config = config_for_file(path, config, model=model, provider=provider)
-        template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax))
+        template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax), config.prompt_names)
         plan = plan_fix(template, config, unsafe)
     except ConfigError as exc:
         return FixResult(path, error=str(exc))
@@ -93,6 +96,7 @@ def fix_file(
     if not plan.changed:
         return result
     result.diff = unified_diff(path, template.source, plan.new_source)
+    result.old_source, result.new_source = template.source, plan.new_source
     if write:
         data = (b"\xef\xbb\xbf" if template.has_bom else b"") + plan.new_source.encode("utf-8")
         _write(result, path, data, original_bytes, shown=path)
@@ -122,7 +126,7 @@ def fix_paths(
     provider: str | None = None,
 ) -> FixReport:
     """Fix files and folders (folders are walked as ``promptlint check`` walks them)."""
-    from promptlint.api import collect
+    from promptlint.targets import collect
 
     report = FixReport()
     files, explicit, report.errors = collect(paths, config_file)

@@ -1,15 +1,16 @@
-"""The fix of one template: the draft, its proof, the stable prefix before and after, and
-(with a provider in config) the cost per 1,000 calls before and after."""
+"""The fix of one template: the outlook (the draft, and whether it helps, as ``check``
+judges ``fixable``), its proof, the stable prefix before and after, and (with a provider in
+config) the cost per 1,000 calls before and after."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from promptlint.config import Config
-from promptlint.core.analysis import Analysis, analyze
-from promptlint.core.ir import CODE_SYNTAXES, Template
-from promptlint.fix.draft import draft_fix, reload
-from promptlint.fix.prove import MORE_BEFORE, NO_GAIN, prove
+from promptlint.core.analysis import Analysis
+from promptlint.core.fixability import outlook
+from promptlint.core.ir import Template
+from promptlint.fix.prove import prove
 
 
 @dataclass
@@ -43,54 +44,45 @@ def plan_fix(template: Template, config: Config | None = None, unsafe: bool = Fa
     from promptlint.core import tokens
 
     config = config or Config()
-    if template.syntax in CODE_SYNTAXES:
-        from promptlint.fix.code import code_plan
-
-        return code_plan(template, config)
     encoding = tokens.encoding_name_for_model(config.target_model)
-    draft = draft_fix(template, config.overrides, unsafe)
-    before = analyze(template, encoding, config.overrides)
+    # The same outlook that marks check's findings fixable: a draft that would not help is
+    # not made, and each value it leaves says why (in not_fixable).
+    look = outlook(template, config.overrides, unsafe, encoding)
+    before = look.before
     plan = FixPlan(
         template=template,
-        new_source=draft.source,
-        moved=draft.moved,
-        rewritten=draft.rewritten,
-        not_fixable=draft.not_fixable,
+        new_source=look.source,
+        moved=look.moved,
+        rewritten=look.rewritten,
+        not_fixable=look.not_fixable,
         stable_before=before.stable_prefix_tokens,
         stable_after=before.stable_prefix_tokens,
         tokens_before=before.tokens,
         tokens_after=before.tokens,
     )
-    if draft.source == template.source:
+    if look.source == template.source:
         return plan
-    plan.problems = prove(template, draft.source, unsafe, config)
-    no_gain = [p for p in plan.problems if p.startswith((NO_GAIN, MORE_BEFORE))]
-    if no_gain and len(no_gain) == len(plan.problems):
-        # Safe but useless (a moved unit takes the stable text before it along, past a value
-        # that cannot move): not a failure, and nothing is written.
-        plan.not_fixable.append(f"nothing moved: {no_gain[0]}")
-        plan.new_source, plan.moved, plan.rewritten, plan.problems = template.source, [], [], []
-        return plan
+    plan.problems = prove(template, look.source, unsafe, config)
     if not plan.problems:
-        after = analyze(reload(template, draft.source), encoding, config.overrides)
-        plan.stable_after, plan.tokens_after = after.stable_prefix_tokens, after.tokens
+        plan.stable_after, plan.tokens_after = look.after.stable_prefix_tokens, look.after.tokens
         if config.provider:
-            _price(plan, config, before, after)
+            _price(plan, config, before, look.after)
     return plan
 
 
 def _price(plan: FixPlan, config: Config, before: Analysis, after: Analysis) -> None:
-    """The provider's cost per 1,000 calls of the file before and after the rewrite."""
-    from promptlint import cachecost
+    """The provider's cost per 1,000 calls of the file before and after the rewrite: the
+    very figures `check --provider` prints for the file ("now" and "after the fix"), so
+    the two commands never disagree."""
+    from promptlint.providers import cost as cachecost
 
     assert config.provider is not None
-    body_model = cachecost.body_model_of(plan.template)
-    now = cachecost.compute(before, config.provider, config.model, provider_overrides=config.providers or None,
-                            price_overrides=config.prices or None, body_model=body_model)
-    fixed = cachecost.compute(after, config.provider, config.model, provider_overrides=config.providers or None,
-                              price_overrides=config.prices or None, body_model=body_model)
-    plan.cost_before, plan.cost_after = now["cost_per_1k_calls"], fixed["cost_per_1k_calls"]
-    dated = f", prices as of {now['prices_as_of']}" if now["prices_as_of"] else ""
-    plan.cost_basis = f"{now['provider']} {now['model']}{dated}"
-    if fixed["cached_tokens_per_call"] == 0:
-        plan.cost_basis += f"; still nothing cached: {fixed['tokens_per_call']:,} tokens is below the provider minimum"
+    cache = cachecost.compute(before, config.provider, config.model, provider_overrides=config.providers or None,
+                              price_overrides=config.prices or None, body_model=cachecost.body_model_of(plan.template))
+    plan.cost_before, plan.cost_after = cache["cost_per_1k_calls"], cache["cost_per_1k_calls_fixed"]
+    dated = f", prices as of {cache['prices_as_of']}" if cache["prices_as_of"] else ""
+    plan.cost_basis = f"{cache['provider']} {cache['model']}{dated}"
+    if cache["nothing_cached_because"]:
+        plan.cost_basis += f"; still nothing cached: {cache['nothing_cached_because']}"
+    if plan.not_fixable:
+        plan.cost_basis += "; the figure after assumes every volatile part at the tail, and some could not move"

@@ -4,6 +4,12 @@ The new text parses with the same loader; rendering old and new with the same ra
 values yields the same multiset of non-empty lines, for several value sets; the source
 keeps every word and gains none; planning again on the result changes nothing; and the
 stable prefix, in tokens, grew.
+
+Unsafe rewrites are proved the same way with two abstractions, for what they change on
+purpose: a clock renders without its format, and a loop is known by its collection
+(``tools``, whether written ``tools``, ``tools | sort(attribute="name")`` or, for
+``tools.items()``, ``tools | dictsort``), so that a sort passes exactly when the rendered
+lines are the same multiset.
 """
 
 from __future__ import annotations
@@ -12,38 +18,35 @@ import hashlib
 from collections import Counter
 
 from promptlint.config import Config
-from promptlint.core.analysis import Analysis, analyze
+from promptlint.core.draft import reload
+from promptlint.core.fixability import MORE_BEFORE, outlook, volatile_before_stable
 from promptlint.core.ir import Template
-from promptlint.fix.draft import draft_fix, reload
 from promptlint.fix.render import render_ir, render_jinja
 from promptlint.loaders import LoadError
 
 # How many random value sets the rendering proof uses.
 PROOF_ROUNDS = 4
 NO_GAIN = "the stable prefix did not grow"
-MORE_BEFORE = "more volatile values would stand before stable text"
 
 
 def _lines(text: str) -> Counter[str]:
     return Counter(line.rstrip("\r") for line in text.split("\n") if line.strip())
 
 
-def _volatile_before_stable(analysis: Analysis) -> int:
-    """How many volatile units have stable, non-blank text rendered after them."""
-    return sum(1 for u in analysis.units if analysis.stable_text[analysis.offset_of(u.segment) :].strip())
-
-
 def prove(
     original: Template, new_source: str, unsafe: bool = False, config: Config | None = None
 ) -> list[str]:
     """Reasons the rewrite of ``original`` into ``new_source`` is not safe (empty: proved)."""
+    from promptlint.core import tokens
+
     config = config or Config()
+    encoding = tokens.encoding_name_for_model(config.target_model)
     problems: list[str] = []
     try:
         new = reload(original, new_source)
     except LoadError as exc:
         return [f"the rewritten template does not parse: {exc.message}"]
-    baseline = draft_fix(original, config.overrides, unsafe).baseline if unsafe else original.source
+    baseline = outlook(original, config.overrides, unsafe, encoding).baseline if unsafe else original.source
 
     lost = Counter(baseline.split()) - Counter(new_source.split())
     added = Counter(new_source.split()) - Counter(baseline.split())
@@ -68,15 +71,13 @@ def prove(
             problems.append(f"rendered lines differ with value set {round_ + 1} ({detail})")
             break
 
-    again = draft_fix(new, config.overrides, unsafe)
+    # What a second `promptlint fix` would do: the same outlook, on the result.
+    again = outlook(new, config.overrides, unsafe, encoding)
     if again.source != new_source:
         problems.append("not idempotent: fixing the result would change it again")
 
-    from promptlint.core import tokens
-
-    encoding = tokens.encoding_name_for_model(config.target_model)
-    before_analysis = analyze(original, encoding, config.overrides)
-    after_analysis = analyze(new, encoding, config.overrides)
+    before_analysis = outlook(original, config.overrides, unsafe, encoding).before
+    after_analysis = again.before
     moved = new_source != baseline
     if after_analysis.stable_prefix_tokens < before_analysis.stable_prefix_tokens or (
         moved and after_analysis.stable_prefix_tokens == before_analysis.stable_prefix_tokens
@@ -85,6 +86,6 @@ def prove(
             f"{NO_GAIN} ({before_analysis.stable_prefix_tokens} → "
             f"{after_analysis.stable_prefix_tokens} tokens)"
         )
-    if _volatile_before_stable(after_analysis) > _volatile_before_stable(before_analysis):
+    if volatile_before_stable(after_analysis) > volatile_before_stable(before_analysis):
         problems.append(f"{MORE_BEFORE} than before")
     return problems

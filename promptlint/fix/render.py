@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import random
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -60,9 +61,20 @@ class _Value:
 
 
 class _Clock(_dt.datetime):
-    """``now`` for the proof: a fixed datetime that can also be called (``now()``)."""
+    """``now`` for the proof: a fixed datetime that can also be called (``now()``), and
+    whose ``now()``, ``utcnow()`` and ``today()`` are itself (``datetime.now()``): the old and
+    the new source must read the same time, never the machine's clock."""
 
     def __call__(self, *args: object, **kwargs: object) -> _Clock:
+        return self
+
+    def now(self, *args: object, **kwargs: object) -> _Clock:  # type: ignore[override]
+        return self
+
+    def utcnow(self) -> _Clock:  # type: ignore[override]
+        return self
+
+    def today(self) -> _Clock:  # type: ignore[override]
         return self
 
 
@@ -101,12 +113,39 @@ def render_jinja(sources: Sequence[str], rounds: int, salt: str, abstract_clock:
         return None
 
 
+_SORT_FILTER = re.compile(r"\s*\|\s*(?:sort|dictsort)\s*(?:\([^()]*\))?\s*$")
+_ITEMS = re.compile(r"\s*\.\s*items\s*\(\s*\)\s*$")
+
+
+def collection_key(source: str) -> str:
+    """The collection a loop iterates, whether or not it is sorted: ``tools``, ``tools |
+    sort(attribute="name")`` and ``(tools) | sort`` are ``tools``; ``servers.items()`` and
+    ``servers | dictsort`` are ``servers``. What the unsafe sort
+    (:func:`promptlint.core.loopsort.sort_edit`) writes, undone."""
+    key = _SORT_FILTER.sub("", source.strip())
+    while key.startswith("(") and key.endswith(")") and _closes_at_end(key):
+        key = key[1:-1].strip()
+    return _ITEMS.sub("", key)
+
+
+def _closes_at_end(text: str) -> bool:
+    """Whether the parenthesis that opens ``text`` is the one that ends it."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return i == len(text) - 1
+    return False
+
+
 def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: bool = False) -> str:
     """Render a template from its IR with random values: the same value for the same
     slot source, every loop twice (or never), every condition by one random draw per
     expression. Used for syntaxes without a renderer here (Mustache, format, ``${}``).
-    ``abstract_clock`` keys slots without their format string (to prove unsafe rewrites
-    of clock formats changed nothing else)."""
+    ``abstract_clock`` (the proof of unsafe rewrites) keys slots without their format
+    string and loops by their collection (:func:`collection_key`), so that what a clock
+    coarsening or a loop sort changed on purpose renders the same, and nothing else may."""
     rng_cache: dict[str, bool] = {}
 
     def truth(key: str) -> bool:
@@ -131,6 +170,8 @@ def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: b
                 if seg.kind not in RENDERED_BLOCKS:
                     continue
                 key = seg.expr.source if seg.expr is not None else seg.kind
+                if abstract_clock and seg.kind == "for":
+                    key = collection_key(key)
                 branches: list[list[Segment]] = [[]]
                 conditions: list[str] = [key]
                 for inner in seg.body:

@@ -1,7 +1,15 @@
-"""One loader per syntax; each turns source text into a :class:`~promptlint.core.ir.Template`."""
+"""One loader per syntax; each turns source text into a :class:`~promptlint.core.ir.Template`.
+
+Owns reading files (regular files only, under a size limit), decoding, telling a file's
+syntax, and the loaders: Jinja2 (jinja2's own lexer, imported only for Jinja files),
+Mustache/Handlebars, ``str.format``, ``${var}``, Markdown/text, and request JSON (through
+:mod:`promptlint.requestbody`). May import :mod:`promptlint.core` and
+:mod:`promptlint.requestbody`; never the rewriter, the probe, an SDK, click or rich.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
 import stat
 from collections.abc import Callable
@@ -12,40 +20,24 @@ from promptlint.loaders.base import LoadError, decode, detect_syntax
 __all__ = ["FileTooLarge", "LoadError", "detect_syntax", "load_bytes", "load_file", "load_text", "read_bytes"]
 
 
+# The loader module of each syntax, imported when a file of that syntax is read (jinja2
+# only for Jinja files, tree-sitter only for TypeScript/JavaScript). ``module:factory``
+# names a module whose ``factory(syntax)`` gives the load function (one reader, two syntaxes).
+_MODULES = {
+    "jinja": "jinja", "mustache": "mustache", "format": "formatstr", "dollar": "dollar",
+    "markdown": "markdown", "json": "requestjson", "python": "code.python",
+    "typescript": "code.typescript:loader", "javascript": "code.typescript:loader",
+}
+
+
 def _loader(syntax: str) -> Callable[[str, str], Template]:
-    if syntax == "jinja":
-        from promptlint.loaders import jinja
-
-        return jinja.load
-    if syntax == "mustache":
-        from promptlint.loaders import mustache
-
-        return mustache.load
-    if syntax == "format":
-        from promptlint.loaders import formatstr
-
-        return formatstr.load
-    if syntax == "dollar":
-        from promptlint.loaders import dollar
-
-        return dollar.load
-    if syntax == "markdown":
-        from promptlint.loaders import markdown
-
-        return markdown.load
-    if syntax == "json":
-        from promptlint.loaders import requestjson
-
-        return requestjson.load
-    if syntax == "python":
-        from promptlint.loaders.code import python
-
-        return python.load
-    if syntax in ("typescript", "javascript"):
-        from promptlint.loaders.code import typescript
-
-        return typescript.loader(syntax)
-    raise LoadError(f"unknown syntax {syntax!r}")
+    entry = _MODULES.get(syntax)
+    if entry is None:
+        raise LoadError(f"unknown syntax {syntax!r}")
+    module, _, factory = entry.partition(":")
+    loaded = importlib.import_module(f"promptlint.loaders.{module}")
+    load: Callable[[str, str], Template] = getattr(loaded, factory)(syntax) if factory else loaded.load
+    return load
 
 
 # Prompt files larger than this are skipped with a warning, not read whole

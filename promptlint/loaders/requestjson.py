@@ -17,7 +17,7 @@ is not the source order).
 
 from __future__ import annotations
 
-from promptlint import requests_model
+from promptlint import requestbody
 from promptlint.core.ir import Expr, Segment, Slot, Span, Tag, Template, Text
 from promptlint.loaders.base import LoadError
 
@@ -30,7 +30,7 @@ _FORMATS = {
 }
 
 
-def value_expr(value: requests_model.VolatileValue, text: str) -> Expr:
+def value_expr(value: requestbody.VolatileValue, text: str) -> Expr:
     """The expression a literal value stands for (what volatility classification reads)."""
     literal = text[value.start : value.end]
     if value.kind == "timestamp":
@@ -50,10 +50,10 @@ def value_expr(value: requests_model.VolatileValue, text: str) -> Expr:
 
 def string_segments(source: str, start: int, end: int, text: str) -> list[Segment]:
     """Text and Slot segments for the JSON string at ``[start, end)`` decoding to ``text``."""
-    values = requests_model.volatile_values(text)
+    values = requestbody.volatile_values(text)
     if not values:
         return [Text(Span(start, end), text)]
-    offsets = requests_model.string_offsets(source, start)
+    offsets = requestbody.string_offsets(source, start)
     segments: list[Segment] = []
     position, source_position = 0, start
     for value in values:
@@ -67,8 +67,8 @@ def string_segments(source: str, start: int, end: int, text: str) -> list[Segmen
 
 def load(path: str, source: str) -> Template:
     try:
-        request_file = requests_model.load_cached(source)
-    except requests_model.RequestError as exc:
+        request_file = requestbody.load_cached(source)
+    except requestbody.RequestError as exc:
         raise LoadError(exc.message, exc.line, exc.column) from None
     except (TypeError, ValueError, AttributeError, KeyError) as exc:
         # A body of the right shape with wrongly typed fields (`"tools": 5`): malformed input.
@@ -79,7 +79,7 @@ def load(path: str, source: str) -> Template:
         start, end = request_file.span(chunk.path)
         if chunk.header:
             segments.append(Text(Span(start, start), chunk.header))
-        if chunk.is_string and chunk.section in requests_model.PREFIX_SECTIONS:
+        if chunk.is_string and chunk.section in requestbody.PREFIX_SECTIONS:
             segments.extend(string_segments(source, start, end, chunk.body))
         else:
             segments.append(Text(Span(start, end), chunk.body))

@@ -6,7 +6,19 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
+from promptlint.core.findings import Report
 from promptlint.fix import FixReport, FixResult
+
+# The one step that ends what a safe fix leaves: said after every fix that moved something.
+LAST_STEP = (
+    "send each value in the latest user message instead of the system prompt, or let only errors "
+    "fail: `promptlint check --fail-on error` (pre-commit: `args: [--fail-on, error]`)"
+)
+TAIL_NOTE = (
+    "note: what moved is at the end of the prompt now. A value that changes on every request is "
+    "still a warning there, by design: the chat history sent after the system prompt is re-billed "
+    "on every call. To end it, " + LAST_STEP + "."
+)
 
 
 def _share(stable: int, total: int) -> str:
@@ -53,7 +65,8 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
     elif result.problems:
         head.append("not fixed", style="bold red")
     else:
-        head.append("nothing to move", style="dim")
+        # Values it leaves say why, below; "nothing to move" only when there are none.
+        head.append("nothing moved" if result.not_fixable else "nothing to move", style="dim")
     head.append(f"; {prefix_line(result)}" if result.changed else
                 f"; stable prefix {result.stable_before:,} of {result.tokens_before:,} tokens "
                 f"({_share(result.stable_before, result.tokens_before)})")
@@ -75,8 +88,33 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
         console.print(_diff(result.diff), end="")
 
 
-def render(report: FixReport, console: Console, *, show_diff: bool = False, write: bool = True) -> None:
-    """Print one block per file and a summary line."""
+def moved_something(report: FixReport) -> bool:
+    """Whether the fix moved a value to the end of a prompt. An ``[assembly] order``
+    rewrite (its result is the .toml config) moves whole files last, where PC106 has
+    nothing left to report: it leaves no warning behind."""
+    return any(r.moved and (r.written or r.changed) and not r.path.endswith(".toml") for r in report.files)
+
+
+def remaining_note(check: Report) -> str | None:
+    """After ``check --fix``: what is left, why, and the one step that ends it; None when
+    nothing below an error fails the run (nothing left, or errors the fix could not move)."""
+    if check.exit_code() != 1 or check.exit_code("error") != 0:
+        return None
+    left = [f for f in check.findings if f.severity == "warning"]
+    where = ", ".join(f"{f.path}:{f.line} {f.rule}" for f in left[:4]) + (" …" if len(left) > 4 else "")
+    return (
+        f"{len(left)} warning(s) remain after the fix ({where}): the values are at the end of the "
+        "prompt now, where a value that changes on every request is still a warning, by design (the "
+        "chat history sent after the system prompt is re-billed on every call). To end them, "
+        + LAST_STEP + "."
+    )
+
+
+def render(
+    report: FixReport, console: Console, *, show_diff: bool = False, write: bool = True, tail_note: bool = True
+) -> None:
+    """Print one block per file and a summary line (and, when something moved and
+    ``tail_note``, what the move leaves and how to end it)."""
     for message in report.errors:
         console.print(Text("error: ", style="bold red") + Text(message))
     for result in report.files:
@@ -93,6 +131,8 @@ def render(report: FixReport, console: Console, *, show_diff: bool = False, writ
     if failed:
         tail.append(f", {failed} could not be read", style="bold red")
     console.print(tail)
+    if tail_note and moved_something(report):
+        console.print(Text(TAIL_NOTE, style="yellow"))
 
 
 def exit_code(report: FixReport, *, check: bool = False) -> int:

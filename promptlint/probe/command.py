@@ -1,0 +1,88 @@
+"""The plain function behind ``promptlint probe``: run, print, write the report, exit code."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+
+from promptlint.probe import report
+from promptlint.probe.adapters import ProbeError
+from promptlint.probe.prompt import PromptError
+from promptlint.probe.runner import Run, Settings, execute, plan
+
+EXIT_OK, EXIT_FAILED = 0, 2
+
+
+@contextmanager
+def _progress(console: Console) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr while requests run (only on a terminal)."""
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("probing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("probe", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def main(settings: Settings, *, output_format: str = "text", report_path: str | None = None,
+         dry_run: bool = False, out: Console | None = None, err: Console | None = None) -> int:
+    """Probe, print the report (text or JSON) and write ``report_path``; the exit code."""
+    if out is None:
+        out = Console(highlight=False, soft_wrap=True)
+        if not out.is_terminal:  # a pipe or a file: room for the ten columns of the table
+            out = Console(highlight=False, soft_wrap=True, width=132)
+    err = err or Console(highlight=False, soft_wrap=True, stderr=True)
+    if report_path is not None and report.REPORT_FORMATS.get(_suffix(report_path)) is None:
+        err.print(f"error: --report {report_path}: the extension picks the format: .md, .json or .html",
+                  markup=False)
+        return EXIT_FAILED
+    try:
+        run = plan(settings)
+    except (PromptError, ProbeError) as exc:
+        err.print(f"error: {getattr(exc, 'message', exc)}", markup=False)
+        return EXIT_FAILED
+    if not dry_run:
+        try:
+            with _progress(err) as progress:
+                execute(run, progress)
+        except ProbeError as exc:  # refused before the first request: budget, key
+            err.print(f"error: {exc.message}", markup=False)
+            return EXIT_FAILED
+    _emit(run, output_format, report_path, out, err)
+    if run.error:
+        err.print(f"error: {run.error}", markup=False)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _suffix(path: str) -> str:
+    from pathlib import Path
+
+    return Path(path).suffix.lower()
+
+
+def _emit(run: Run, output_format: str, report_path: str | None, out: Console, err: Console) -> None:
+    data = report.result(run)
+    if output_format == "json":
+        out.file.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        out.file.flush()
+    else:
+        from promptlint.reporters import probe_text
+
+        probe_text.render(data, out)
+    if report_path is not None:
+        try:
+            report.write(report_path, data)
+        except OSError as exc:
+            err.print(f"error: --report {report_path}: {exc.strerror or exc}", markup=False)
+            run.error = run.error or f"the report could not be written to {report_path}"

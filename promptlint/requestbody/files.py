@@ -1,0 +1,66 @@
+"""A request file: one body or an array of them, rendered in their providers' order, with spans."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from promptlint.requestbody.blocks import NOT_A_REQUEST, Builder, Rendered, detect
+from promptlint.requestbody.jsonspans import JsonPath, RequestError, parse, scan
+
+
+def render(body: Any, *, index: int = 0, base: JsonPath = ()) -> Rendered:
+    """A body's blocks in its provider's render order. RequestError if it is not a body.
+
+    The order is the one the provider module that owns the body's kind declares
+    (``Provider.renderers`` in :mod:`promptlint.providers`).
+    """
+    from promptlint.providers import registry
+
+    kind = detect(body)
+    provider = registry.renderer_of(kind)
+    builder = Builder(base)
+    provider.renderers[kind](builder, body)
+    model = body.get("model")
+    chunks = tuple(builder.chunks)
+    name = str(model) if model else None
+    return Rendered(kind, provider.name, name, chunks, builder.auto_marker, index, base)
+
+
+@dataclass
+class RequestFile:
+    source: str
+    value: Any
+    requests: list[Rendered]
+    spans: dict[JsonPath, tuple[int, int]] = field(default_factory=dict)
+
+    def span(self, path: JsonPath) -> tuple[int, int]:
+        """The source span of ``path``, or of its nearest ancestor that has one."""
+        while path and path not in self.spans:
+            path = path[:-1]
+        return self.spans.get(path, (0, 0))
+
+    def value_at(self, path: JsonPath) -> Any:
+        value = self.value
+        for part in path:
+            value = value[part]
+        return value
+
+
+def load(source: str) -> RequestFile:
+    """Parse a request file. RequestError for bad JSON or JSON that is not a body."""
+    value = parse(source)
+    if isinstance(value, list):
+        if not value:
+            raise RequestError(NOT_A_REQUEST)
+        requests = [render(body, index=i, base=(i,)) for i, body in enumerate(value)]
+    else:
+        requests = [render(value)]
+    return RequestFile(source, value, requests, scan(source))
+
+
+@lru_cache(maxsize=32)
+def load_cached(source: str) -> RequestFile:
+    """:func:`load`, remembered: every PC2xx rule reads the same file."""
+    return load(source)

@@ -1,0 +1,124 @@
+"""JSON with source spans: every value's ``[start, end)`` in the file, by JSON path.
+
+So findings on a request body point at the exact string in the file. Provider-independent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+JsonPath = tuple[str | int, ...]
+
+
+class RequestError(ValueError):
+    """JSON that cannot be read, or that is not a request body. ``line``/``column`` 1-based."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def format_path(path: JsonPath) -> str:
+    """``("messages", 0, "content")`` -> ``messages[0].content``."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def parse(source: str) -> Any:
+    """``json.loads`` with a one-line :class:`RequestError` (line, column) on bad JSON."""
+    try:
+        return json.loads(source)
+    except json.JSONDecodeError as exc:
+        raise RequestError(f"malformed JSON: {exc.msg}", exc.lineno, exc.colno) from None
+
+
+def scan(source: str) -> dict[JsonPath, tuple[int, int]]:
+    """The source span ``[start, end)`` of every value of valid JSON ``source``, by path.
+
+    A string's span includes its quotes. Call after :func:`parse` has accepted the text.
+    """
+    spans: dict[JsonPath, tuple[int, int]] = {}
+
+    def value(at: int, path: JsonPath) -> int:
+        at = _WS.match(source, at).end()  # type: ignore[union-attr]
+        ch = source[at]
+        start = at
+        if ch == '"':
+            _, at = scanstring(source, at + 1)
+        elif ch == "{":
+            at = _WS.match(source, at + 1).end()  # type: ignore[union-attr]
+            if source[at] == "}":
+                at += 1
+            else:
+                while True:
+                    key, at = scanstring(source, at + 1)
+                    at = _WS.match(source, at).end() + 1  # type: ignore[union-attr]  # the colon
+                    at = value(at, (*path, key))
+                    at = _WS.match(source, at).end()  # type: ignore[union-attr]
+                    if source[at] == "}":
+                        at += 1
+                        break
+                    at = _WS.match(source, at + 1).end()  # type: ignore[union-attr]  # the comma
+        elif ch == "[":
+            at = _WS.match(source, at + 1).end()  # type: ignore[union-attr]
+            index = 0
+            if source[at] == "]":
+                at += 1
+            else:
+                while True:
+                    at = value(at, (*path, index))
+                    index += 1
+                    at = _WS.match(source, at).end()  # type: ignore[union-attr]
+                    if source[at] == "]":
+                        at += 1
+                        break
+                    at += 1
+        elif source.startswith("true", at):
+            at += 4
+        elif source.startswith("false", at) or source.startswith("null", at):
+            at += 5 if ch == "f" else 4
+        else:
+            match = _NUMBER.match(source, at)
+            at = match.end() if match else at + 1
+        spans[path] = (start, at)
+        return at
+
+    value(0, ())
+    return spans
+
+
+def string_offsets(source: str, start: int) -> list[int]:
+    """Source offset of each decoded character of the JSON string opening at ``start``.
+
+    One entry per decoded character, plus the offset of the closing quote; an escape maps
+    its decoded character to the backslash (a surrogate pair counts once).
+    """
+    offsets: list[int] = []
+    at = start + 1
+    while source[at] != '"':
+        offsets.append(at)
+        if source[at] == "\\":
+            if source[at + 1] == "u":
+                code = int(source[at + 2 : at + 6], 16)
+                at += 6
+                if 0xD800 <= code < 0xDC00 and source.startswith("\\u", at):
+                    low = int(source[at + 2 : at + 6], 16)
+                    if 0xDC00 <= low < 0xE000:
+                        at += 6
+            else:
+                at += 2
+        else:
+            at += 1
+    offsets.append(at)
+    return offsets

@@ -1,0 +1,75 @@
+"""Literal per-request values in text: a clock, a timestamp, a labelled request or session id."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class VolatileValue:
+    """A literal value in text that changes per request or session."""
+
+    start: int
+    end: int
+    kind: str  # "timestamp" or "id"
+    label: str  # a variable-like name: "current_time", "request_id", "session_id"
+    precision: str | None = None
+
+
+_ISO = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"
+)
+# One word of a written date or time: 2026-12-01T10:42:17Z, 10:42, 1/12/2026, Monday, Dec.,
+# PM, UTC, CEST. A labelled clock value is a run of these, so it ends where the prose resumes
+# ("Current time: 10:42 UTC. Request id: …" is `10:42 UTC`, not the rest of the line).
+_TIME_WORD = (
+    r"(?:\d{1,4}(?:[-/.:]\d{1,4})*(?:T\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?:st|nd|rd|th)?"
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?"
+    r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]{0,6}\.?"
+    r"|[AaPp]\.?[Mm](?:\.(?=\S))?(?![A-Za-z])|UTC|GMT|[A-Z]{2,4}T)"
+)
+_CLOCK_LABEL = re.compile(
+    r"(?im)\b(?:(?:current\s+(?:date\s*(?:and|&|/)\s*)?time|local\s+time|time\s+now|now|timestamp)\s*(?:is|:|=)"
+    r"|the\s+time\s+is\s*:?)[ \t]*(?P<value>" + _TIME_WORD + r"(?:,?[ \t]+" + _TIME_WORD + r"|,(?=\s*\d))*)"
+)
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_LABELLED_ID = re.compile(
+    r"(?i)\b(?P<label>request|session|trace|conversation|correlation|run|thread|chat|message)"
+    r"[ _-]?id\b[\"']?\s*(?:is|:|=)?\s*[\"']?(?P<value>" + _UUID + r"|[0-9a-fA-F]{16,}|[A-Za-z]+_[A-Za-z0-9]{8,})"
+)
+_PER_SESSION_IDS = frozenset({"session", "conversation", "thread", "chat"})
+
+
+def _precision(value: str) -> str:
+    if re.search(r"\d{1,2}:\d{2}:\d{2}\.\d", value):
+        return "millisecond"
+    if re.search(r"\d{1,2}:\d{2}:\d{2}", value):
+        return "second"
+    if re.search(r"\d{1,2}:\d{2}", value):
+        return "minute"
+    return "day"
+
+
+def volatile_values(text: str) -> list[VolatileValue]:
+    """Literal per-request values in ``text``, in order, not overlapping."""
+    found: list[VolatileValue] = []
+    for match in _CLOCK_LABEL.finditer(text):
+        value = match.group("value")
+        if not re.search(r"\d", value):
+            continue
+        if _precision(value) != "day" or _ISO.search(value):
+            found.append(VolatileValue(match.start("value"), match.end("value"), "timestamp", "current_time", _precision(value)))
+    for match in _ISO.finditer(text):
+        found.append(VolatileValue(match.start(), match.end(), "timestamp", "current_time", _precision(match.group())))
+    for match in _LABELLED_ID.finditer(text):
+        label = match.group("label").lower()
+        name = "session_id" if label in _PER_SESSION_IDS else "request_id"
+        found.append(VolatileValue(match.start("value"), match.end("value"), "id", name))
+    found.sort(key=lambda v: (v.start, -(v.end - v.start)))
+    kept: list[VolatileValue] = []
+    for value in found:
+        if kept and value.start < kept[-1].end:
+            continue
+        kept.append(value)
+    return kept

@@ -1,0 +1,159 @@
+"""Which files a run works on: paths as given (one or many, ``str`` or ``os.PathLike``),
+folders walked, and config files standing for the workspace their ``[assembly] order``
+names; each file once, with one error line per path that gives none."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from promptlint import config as config_mod
+from promptlint.config import Config, ConfigError
+from promptlint.discovery import prompt_files
+from promptlint.registry import by_code
+
+#: One path: a ``str`` or an ``os.PathLike`` (``pathlib.Path``).
+PathArg = str | os.PathLike[str]
+#: What ``check_paths`` accepts: one path, or an iterable of paths.
+Paths = PathArg | Iterable[PathArg]
+
+#: File names that are configuration, not prompts (``config.find_for`` looks for these).
+CONFIG_NAMES: tuple[str, ...] = ("promptlint.toml", ".promptlint.toml", "pyproject.toml")
+
+
+def as_paths(paths: Paths) -> list[str]:
+    """``paths`` as a list of strings: one ``str``/``PathLike`` is one path, never a
+    sequence of one-character paths."""
+    if isinstance(paths, str | os.PathLike):
+        return [os.fspath(paths)]
+    if isinstance(paths, bytes):
+        raise TypeError("paths must be str or os.PathLike, not bytes")
+    found = []
+    for path in paths:
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(f"a path must be str or os.PathLike, not {type(path).__name__}")
+        found.append(os.fspath(path))
+    return found
+
+
+def is_config_file(path: str) -> bool:
+    return os.path.basename(path) in CONFIG_NAMES and os.path.isfile(path)
+
+
+def workspace_files(path: str, config: Config) -> list[str]:
+    """The files a config file describes, spelled from ``path``: those its ``[assembly]
+    order`` names, in that order (globs expanded, missing files left out); without an
+    order, the workspace files PC106 reads in its folder by the known convention (two or
+    more of them); else none (the config is only validated)."""
+    base = Path(path).parent
+    order = config.assembly.get("order")
+    if order:
+        entries, minimum = [str(entry) for entry in order], 0
+    else:
+        rule = by_code("PC106")
+        entries, minimum = list(getattr(rule, "CONVENTION", ())), 2
+    files: list[str] = []
+    top_level = 0
+    for entry in entries:
+        if any(c in entry for c in "*?["):
+            matches = sorted(p for p in base.glob(entry) if p.is_file())
+        else:
+            matches = [base / entry] if (base / entry).is_file() else []
+        files += [os.path.normpath(m) for m in matches]
+        top_level += sum(1 for m in matches if m.parent == base)
+    return files if top_level >= minimum else []
+
+
+def _config_targets(path: str, hook: bool) -> tuple[list[str], list[str]]:
+    """(files, errors) for a config file named as a path."""
+    try:
+        config = config_mod.load_file(Path(path))
+    except ConfigError as exc:
+        return [], [str(exc)]
+    if config is None:  # a pyproject.toml without [tool.promptlint]
+        return [], [] if hook else [f"{path}: no [tool.promptlint] table: nothing to check"]
+    return workspace_files(path, config), []
+
+
+@dataclass
+class Targets:
+    """What a run works on, from the paths it was given."""
+
+    files: list[str] = field(default_factory=list)
+    #: The ``--config`` file's config, if one was given.
+    explicit: Config | None = None
+    #: One line per path or config that cannot be used (the run exits 2).
+    errors: list[str] = field(default_factory=list)
+    #: Files (absolute paths) that are skipped quietly if they turn out not to be prompts
+    #: (a ``.json`` file that is no request body): found by a folder walk, or named by a hook.
+    candidates: set[str] = field(default_factory=set)
+    #: Entries of walked folders that cannot be checked (a symlink loop, a FIFO): warnings.
+    skipped: list[str] = field(default_factory=list)
+
+
+def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str], list[str]]:
+    """Files to check from the given paths, and one error line per path that gives none."""
+    targets = _expand(paths, config, hook=False)
+    return targets.files, targets.errors
+
+
+def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
+    targets = Targets(explicit=config)
+    files, errors = targets.files, targets.errors
+    for path in paths:
+        if is_config_file(path):
+            found, problems = _config_targets(path, hook)
+            files.extend(found)
+            errors.extend(problems)
+        elif os.path.isdir(path):
+            try:
+                folder_config = config or config_mod.find_for(Path(path).resolve())
+            except ConfigError as exc:
+                errors.append(str(exc))
+                continue
+            found = list(prompt_files(path, folder_config, targets.skipped))
+            if not found:
+                errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
+            files.extend(found)
+            targets.candidates.update(os.path.abspath(f) for f in found)
+        elif os.path.exists(path):
+            files.append(path)
+            if hook:
+                targets.candidates.add(os.path.abspath(path))
+        else:
+            errors.append(f"{path}: no such file or directory")
+    return targets
+
+
+def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False) -> Targets:
+    """The files to work on (each once), the ``--config`` file's config if one was given,
+    one error line per path or config that cannot be used, and which files may be skipped.
+
+    ``hook``: the paths are whatever a hook matched (pre-commit passes each staged file its
+    ``files`` pattern matches): a ``pyproject.toml`` without ``[tool.promptlint]`` and a
+    ``.json`` file that is no request body are skipped quietly, as a folder walk skips them."""
+    explicit: Config | None = None
+    if config_file is not None:
+        try:
+            explicit = config_mod.load_file(Path(config_file))
+        except ConfigError as exc:
+            return Targets(errors=[str(exc)])
+        if explicit is None:
+            return Targets(errors=[f"{config_file}: no [tool.promptlint] table"])
+    targets = _expand(as_paths(paths), explicit, hook)
+    files: list[str] = []
+    seen: set[str] = set()
+    for path in targets.files:
+        if os.path.abspath(path) not in seen:
+            seen.add(os.path.abspath(path))
+            files.append(path)
+    targets.files = files
+    return targets
+
+
+def collect(paths: Paths, config_file: str | None = None) -> tuple[list[str], Config | None, list[str]]:
+    """:func:`gather` as (files, ``--config``'s config, errors)."""
+    targets = gather(paths, config_file)
+    return targets.files, targets.explicit, targets.errors

@@ -1,0 +1,82 @@
+"""The Python API as the README documents it: typed paths, and the CLI's exit code."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import pytest
+from readme_blocks import blocks
+
+from promptlint.api import check_paths
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = REPO_ROOT / "fixtures"
+SOUL = "fixtures/agents/SOUL.md"
+
+
+def test_the_readme_api_block_runs_as_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's Python API block is a doctest, run in fixtures/ as it says."""
+    (block,) = blocks("python", section="Python API")
+    monkeypatch.chdir(FIXTURES)
+    test = doctest.DocTestParser().get_doctest(
+        block.text, {}, "README.md: Python API", str(REPO_ROOT / "README.md"), block.line - 1
+    )
+    assert len(test.examples) >= 5, "the README's API example is not a doctest"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0, "the README's Python API block does not run as printed (doctest output above)"
+
+
+def test_a_string_is_one_path_not_its_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO_ROOT)
+    missing = check_paths("xyz.md")  # not x, y, z, ., m, d
+    assert missing.errors == ["xyz.md: no such file or directory"]
+    assert missing.files == []
+    report = check_paths(SOUL)  # one of its characters is "/": it must not be walked
+    assert [r.path for r in report.files] == [SOUL]
+    assert report.errors == []
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [Path(SOUL), [Path(SOUL)], (SOUL,), iter([SOUL]), {SOUL: None}.keys()],
+    ids=["Path", "list of Path", "tuple", "iterator", "keys"],
+)
+def test_paths_are_str_pathlike_or_an_iterable_of_them(paths: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO_ROOT)
+    report = check_paths(paths)  # type: ignore[arg-type]
+    assert [r.path for r in report.files] == [SOUL]
+
+
+def test_bytes_are_refused_plainly() -> None:
+    with pytest.raises(TypeError, match="not bytes"):
+        check_paths(b"fixtures/agents/SOUL.md")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not int"):
+        check_paths([SOUL, 3])  # type: ignore[list-item]
+
+
+def test_exit_code_is_the_command_lines(tmp_path: Path, long_rules: str, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """Without an argument, exit_code() uses the configured fail-on, as the CLI does."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "tail.j2").write_text(f"{long_rules}\nTime: {{{{ now() }}}}\n")
+    report = check_paths(tmp_path / "p" / "tail.j2")
+    assert {f.severity for f in report.findings} == {"warning"}
+    assert report.exit_code() == 1
+    assert report.exit_code("error") == 0
+    (tmp_path / "p" / "promptlint.toml").write_text('fail-on = "error"\n')
+    report = check_paths(tmp_path / "p" / "tail.j2")
+    assert report.exit_code() == 0
+    assert report.exit_code("warning") == 1
+    assert check_paths(tmp_path / "p" / "tail.j2", fail_on="warning").exit_code() == 1
+    assert run_cli("check", "p/tail.j2", cwd=tmp_path).exit_code == 0
+
+
+def test_fail_on_of_an_explicit_config_file_is_used(tmp_path: Path, long_rules: str, run_cli) -> None:  # type: ignore[no-untyped-def]
+    """`--config FILE` is the config of every file, its fail-on included."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "tail.j2").write_text(f"{long_rules}\nTime: {{{{ now() }}}}\n")
+    (tmp_path / "lenient.toml").write_text('fail-on = "error"\n')
+    assert run_cli("check", "p/tail.j2", cwd=tmp_path).exit_code == 1
+    assert run_cli("check", "--config", "lenient.toml", "p/tail.j2", cwd=tmp_path).exit_code == 0
+    assert check_paths("p/tail.j2", config_file=Path("lenient.toml")).exit_code() == 0
