@@ -41,6 +41,11 @@ class FixResult:
     error: str | None = None
 
 
+# What a file's result reports of its plan as it is.
+_FROM_PLAN = ("stable_before", "stable_after", "tokens_before", "tokens_after", "cost_before", "cost_after",
+              "cost_basis", "not_fixable", "problems")
+
+
 @dataclass
 class FixReport:
     files: list[FixResult] = field(default_factory=list)
@@ -81,17 +86,9 @@ def fix_file(
     result = FixResult(
         path=path,
         changed=plan.changed,
-        stable_before=plan.stable_before,
-        stable_after=plan.stable_after,
-        tokens_before=plan.tokens_before,
-        tokens_after=plan.tokens_after,
-        cost_before=plan.cost_before,
-        cost_after=plan.cost_after,
-        cost_basis=plan.cost_basis,
         moved=plan.moved if plan.changed else [],
         rewritten=plan.rewritten if plan.changed else [],
-        not_fixable=plan.not_fixable,
-        problems=plan.problems,
+        **{name: getattr(plan, name) for name in _FROM_PLAN},
     )
     if not plan.changed:
         return result

@@ -1,0 +1,36 @@
+"""``assert_cache_friendly`` for agent projects' own tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from promptlint.pytest_helpers import CacheUnfriendly, assert_cache_friendly
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures/agents"
+
+
+def test_a_clean_file_and_folder_pass():
+    assert_cache_friendly(ROOT / "SOUL.md")
+    assert_cache_friendly(str(ROOT / "templates/tools_sorted.j2"))
+
+
+def test_a_clock_at_the_top_fails_with_the_finding_in_the_message():
+    with pytest.raises(CacheUnfriendly) as caught:
+        assert_cache_friendly(ROOT / "templates/system.j2")
+    assert "system.j2:3:21 PC101 [error]" in str(caught.value)
+
+
+def test_prompt_text_is_checked_and_fail_on_is_honoured(long_rules):
+    text = f"{long_rules}\nNow: {{{{ now().strftime('%H:%M') }}}}\n"  # a clock at the tail: a warning
+    assert_cache_friendly(text)
+    with pytest.raises(CacheUnfriendly):
+        assert_cache_friendly(text, fail_on="warning")
+
+
+def test_an_unreadable_path_is_not_a_pass(tmp_path):
+    bad = tmp_path / "bad.j2"
+    bad.write_bytes(b"\xff\xfe")
+    with pytest.raises(AssertionError, match="could not check"):
+        assert_cache_friendly(bad)
