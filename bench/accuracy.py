@@ -7,7 +7,9 @@ Run from the repository root:
     .venv/bin/python bench/accuracy.py --corpus fixtures/agents --labels fixtures/agents/expected.yaml
 
 Labels: ``<corpus>/labels.yaml`` maps each file (relative to the corpus folder) to a list of
-``{line, kind, severity}``; ``[]`` marks a quiet file (no finding expected).
+``{line, kind, severity}``; ``[]`` marks a quiet file (no finding expected). The corpus holds
+templates and prompt builders in code (``code/python``, ``code/typescript``); the figures are
+also printed per language.
 
 Matching: a reported finding matches a label when it is in the same file on the same line.
 On a line with several labels and several findings, same-kind pairs are made first, then the
@@ -369,6 +371,51 @@ def run_peers(corpus: Path, files: Sequence[str]) -> dict[str, tuple[list[str], 
     return out
 
 
+LANGUAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("python", (".py",)),
+    ("typescript/javascript", (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")),
+)
+
+
+def language_of(rel: str) -> str:
+    suffix = Path(rel).suffix.lower()
+    return next((name for name, suffixes in LANGUAGES if suffix in suffixes), "templates")
+
+
+def print_languages(
+    labels: dict[str, list[Label]],
+    files: Sequence[str],
+    pl_found: list[Reported] | None,
+    peer_results: dict[str, tuple[list[str], list[Reported]]],
+) -> None:
+    """Recall, kind and severity accuracy per language of the corpus (prompt builders in
+    code next to templates), with each peer on the files of that language it accepts."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for rel in files:
+        groups[language_of(rel)].append(rel)
+    if set(groups) <= {"templates"}:
+        return
+    print("\nper language (files of each language; peers on those of them they accept)")
+    rows: list[list[object]] = []
+    for language in [name for name, _ in LANGUAGES] + ["templates"]:
+        scope = groups.get(language)
+        if not scope:
+            continue
+        if pl_found is not None:
+            rows.append(score_row(f"{language}: promptlint", score(labels, pl_found, scope), with_kind=True))
+        for name, (accepted, found) in peer_results.items():
+            theirs = sorted(set(accepted) & set(scope))
+            if not theirs:
+                rows.append([f"{language}: {name}", 0, "-", "-", "-", "   n/a", "   n/a", "   n/a", "   n/a",
+                             "accepts none of these files", "-"])
+                continue
+            rows.append(score_row(f"{language}: {name}", score(labels, found, theirs), with_kind=False))
+            if pl_found is not None and set(theirs) != set(scope):
+                rows.append(score_row(f"  promptlint on {name}'s files", score(labels, pl_found, theirs),
+                                      with_kind=True))
+    print_table(SCORE_HEADERS, rows)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default="fixtures/corpus", help="folder of labelled prompts")
@@ -446,6 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     syntax_rows.append(syntax_row("", name, score(labels, found, mine), False))
         print("\nper syntax (peers on the files of that syntax they accept):")
         print_table(SYNTAX_HEADERS, syntax_rows)
+    print_languages(labels, files, pl_found if pl is not None else None, peer_results)
 
     if main_score is not None:
         s = main_score

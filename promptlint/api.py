@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +24,13 @@ from promptlint.core.analysis import analyze
 from promptlint.config import Config, ConfigError
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import FileResult, Finding, Report, severity_rank
-from promptlint.core.ir import Tag, Template
-from promptlint.loaders import FileTooLarge, LoadError, load_bytes, load_text, read_bytes
+from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
+from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
+from promptlint.loaders.code import may_hold_prompt
 from promptlint.project import CachedFile, CheckedFile, Project, extends_resolver, include_problem, include_resolver
 from promptlint.registry import rules
 from promptlint.resultcache import ResultCache
-from promptlint.targets import PathArg, Paths, gather
+from promptlint.targets import PathArg, Paths, as_paths, gather
 
 def _config_for(path: str, explicit: Config | None) -> Config:
     if explicit is not None:
@@ -79,26 +80,36 @@ def _set_role(template: Template, config: Config) -> Template:
 
 def _check_template(template: Template, config: Config, model: str | None = None) -> CheckedFile:
     encoding = tokens.encoding_name_for_model(model or config.target_model)
-    analysis = analyze(template, encoding, config.overrides)
+    # A code file may build several prompts: each is analysed on its own (see
+    # promptlint.loaders.code), and the file reports their findings and summed figures.
+    parts = template.prompts if template.syntax in CODE_SYNTAXES and template.prompts else [template]
+    analyses = [analyze(part, encoding, config.overrides) for part in parts]
+    analysis = max(analyses, key=lambda a: a.tokens)
     result = FileResult(
         path=template.path,
         syntax=template.syntax,
         encoding=encoding,
-        tokens=analysis.tokens,
-        stable_prefix_tokens=analysis.stable_prefix_tokens,
+        tokens=sum(a.tokens for a in analyses),
+        stable_prefix_tokens=sum(a.stable_prefix_tokens for a in analyses),
     )
     if template.syntax_evidence:
         result.extra["syntax_evidence"] = template.syntax_evidence
     if template.role != "system":
         result.extra["role"] = template.role
         result.extra["role_evidence"] = template.role_evidence
-    ctx = RuleContext(template.path, template, analysis, config)
-    suppressions = suppress.parse(template.source)
-    for rule in rules():
-        if template.role == "user" and rule.CODE in _POSITION_RULES:
-            continue
-        if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
-            result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
+    suppressions = suppress.parse(template.source, template.syntax, template.statements)
+    for part, part_analysis in zip(parts, analyses, strict=True):
+        ctx = RuleContext(template.path, part, part_analysis, config)
+        for rule in rules():
+            if template.role == "user" and rule.CODE in _POSITION_RULES:
+                continue
+            if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
+                result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
+    if template.syntax in CODE_SYNTAXES:
+        from promptlint.core.codefiles import describe_prompts, distinct_findings
+
+        result.findings = distinct_findings(result.findings)
+        result.extra["prompts"] = describe_prompts(template, analyses)
     result.findings.sort(key=lambda f: f.sort_key)
     if config.provider:
         from promptlint.providers import cost
@@ -118,7 +129,8 @@ def check_text(text: str, path: str = "<string>", syntax: str | None = None, con
     """Check prompt text that is not on disk (an agent framework's own tests)."""
     config = config or Config()
     try:
-        template = _set_role(load_text(path, text, *_syntax_source(path, config, syntax)), config)
+        chosen, evidence = _syntax_source(path, config, syntax)
+        template = _set_role(load_text(path, text, chosen, evidence, config.prompt_names), config)
     except LoadError as exc:
         return FileResult(path=path, error=_describe(exc))
     return check_template(template, config)
@@ -137,7 +149,25 @@ def check_file(path: PathArg, config: Config | None = None, syntax: str | None =
         result, _ = _check_file(os.fspath(path), config, syntax, options)
     except FileTooLarge as exc:
         return FileResult(path=os.fspath(path), error=exc.message)
+    except SkippedCode as exc:
+        return FileResult(path=os.fspath(path), syntax=syntax or detect_syntax(os.fspath(path), ""),
+                          error=exc.reason, tokens=0, stable_prefix_tokens=0)
     return result
+
+
+class SkippedCode(Exception):
+    """A code file that builds no prompt (``reason`` None) or does not parse (``reason``):
+    not a prompt file. A folder walk skips it (the second with a warning); a file named on
+    the command line is said to have no prompt, or reported as unreadable."""
+
+    def __init__(self, reason: str | None) -> None:
+        super().__init__(reason or "no prompt")
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class _Skip:
+    reason: str | None
 
 
 def _check_file(
@@ -159,10 +189,16 @@ def _check_file(
             file_config = config
 
             def load() -> CheckedFile:
-                return _check_template(_set_role(load_bytes(path, data, chosen, evidence), file_config), file_config)
+                return _check_template(_set_role(load_bytes(path, data, chosen, evidence, file_config.prompt_names),
+                                                 file_config), file_config)
 
             return result, CachedFile(path, config, result, load)
-        checked = _check_template(_set_role(load_bytes(path, data, chosen, evidence), config), config)
+        if (chosen or detect_syntax(path, "")) in CODE_SYNTAXES and not may_hold_prompt(data, config.prompt_names):
+            raise SkippedCode(None)  # the sniff: no word a prompt is built with
+        template = _set_role(load_bytes(path, data, chosen, evidence, config.prompt_names), config)
+        if template.syntax in CODE_SYNTAXES and not template.prompts:
+            raise SkippedCode(None)
+        checked = _check_template(template, config)
         if cache is not None and key is not None and not checked.has_includes and checked.result is not None:
             cache.put(key, {"file": checked.result.to_json(),
                             "findings": [f.to_json() for f in checked.result.findings]})
@@ -173,6 +209,8 @@ def _check_file(
     except RecursionError:
         return FileResult(path=path, error="nested too deeply to analyse"), None
     except LoadError as exc:
+        if (syntax or detect_syntax(path, "")) in CODE_SYNTAXES:
+            raise SkippedCode(_describe(exc)) from None
         result = FileResult(path=path, error=_describe(exc))
         if _not_a_body(path, syntax, exc):
             result.extra["not_a_prompt"] = True
@@ -219,7 +257,8 @@ def check_paths(
     configured for the checked files.
     """
     report = Report()
-    targets = gather(paths, None if config_file is None else os.fspath(config_file), hook=hook)
+    given = as_paths(paths)  # once: ``paths`` may be an iterator
+    targets = gather(given, None if config_file is None else os.fspath(config_file), hook=hook)
     report.errors, report.warnings = targets.errors, targets.skipped
     project = Project()
     levels: list[str] = []
@@ -228,10 +267,22 @@ def check_paths(
         checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs)
     else:
         checked_files = (_check_or_skip(path, explicit, syntax, options, project, cache) for path in files)
+    named = {os.path.abspath(p) for p in given if not os.path.isdir(p)}
+    no_prompt: list[str] = []
     for path, result, checked in checked_files:
         if isinstance(result, str):
             report.warnings.append(f"{path}: {result}")
             continue
+        if isinstance(result, _Skip):
+            # Code without a prompt is no prompt file: quiet in a folder walk, one note when named.
+            if os.path.abspath(path) not in named:
+                if result.reason is not None:
+                    report.warnings.append(f"{path}: skipped ({result.reason})")
+                continue
+            if result.reason is None:
+                no_prompt.append(path)
+                continue
+            result = FileResult(path=path, error=result.reason)
         if result.extra.pop("not_a_prompt", False) and os.path.abspath(path) in targets.candidates:
             continue  # a JSON file that is not a request body, named by a hook
         report.files.append(result)
@@ -241,6 +292,11 @@ def check_paths(
     report.fail_on = options.get("fail_on") or (
         min(levels, key=severity_rank) if levels else targets.explicit.fail_on if targets.explicit else None
     )
+    if no_prompt:
+        # One quiet line, however many (a pre-commit hook names every staged source file).
+        shown = ", ".join(no_prompt[:3]) + (f" and {len(no_prompt) - 3} more" if len(no_prompt) > 3 else "")
+        report.notes.append(f"{shown}: no prompt built in {'this code file' if len(no_prompt) == 1 else 'these code files'}"
+                            " (skipped; `[tool.promptlint.code] prompt-names` names more)")
     _check_project(project, report)
     for model in sorted({checked.config.target_model for checked in project.files}):
         note = tokens.unknown_model_note(model)
@@ -271,7 +327,7 @@ def _context_window_warnings(project: Project, report: Report) -> None:
                                    f"window of {model}: the provider will refuse it")
 
 
-_Checked = tuple[str, "FileResult | str", "CheckedFile | None"]
+_Checked = tuple[str, "FileResult | str | _Skip", "CheckedFile | None"]
 
 
 def _check_or_skip(
@@ -283,6 +339,8 @@ def _check_or_skip(
         result, checked = _check_file(path, explicit, syntax, options, project, cache)
     except FileTooLarge as exc:
         return path, exc.message, None
+    except SkippedCode as exc:
+        return path, _Skip(exc.reason), None
     return path, result, checked
 
 
@@ -295,7 +353,7 @@ def _init_worker(explicit: Config | None, syntax: str | None, options: dict[str,
     _worker_setup = (explicit, syntax, options, ResultCache(cache_folder) if cache_folder is not None else None)
 
 
-def _check_in_worker(path: str) -> tuple[FileResult | str, bool]:
+def _check_in_worker(path: str) -> tuple[FileResult | str | _Skip, bool]:
     assert _worker_setup is not None
     explicit, syntax, options, cache = _worker_setup
     _, result, checked = _check_or_skip(path, explicit, syntax, options, None, cache)
@@ -316,7 +374,7 @@ def _check_in_processes(
                              initargs=(explicit, syntax, options, cache.folder if cache else None)) as pool:
         outcomes = list(pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8))))
     for path, (result, has_includes) in zip(files, outcomes, strict=True):
-        if isinstance(result, str) or result.error:
+        if isinstance(result, str | _Skip) or result.error:
             yield path, result, None
             continue
         config = config_for_file(path, explicit, None, **options)
@@ -324,7 +382,7 @@ def _check_in_processes(
 
         def load(path: str = path, config: Config = config, chosen: str | None = chosen,
                  evidence: str | None = evidence) -> CheckedFile:
-            template = load_bytes(path, read_bytes(path, config.max_file_size), chosen, evidence)
+            template = load_bytes(path, read_bytes(path, config.max_file_size), chosen, evidence, config.prompt_names)
             return _check_template(_set_role(template, config), config)
 
         yield path, result, CachedFile(path, config, result, load, has_includes)
@@ -358,7 +416,8 @@ def _check_project(project: Project, report: Report) -> None:
             if checked is not None and not checked.config.rule_enabled(rule.CODE):
                 continue
             if target is not None and checked is not None:
-                if suppress.parse(checked.template.source).allows(finding):
+                template = checked.template
+                if suppress.parse(template.source, template.syntax, template.statements).allows(finding):
                     target.findings.append(finding)
                     target.findings.sort(key=lambda f: f.sort_key)
             else:

@@ -22,6 +22,8 @@ DEFAULT_INCLUDE: tuple[str, ...] = (
     "*.md", "*.markdown", "*.mdx", "*.txt", "*.prompt", "*.j2", "*.jinja", "*.jinja2",
     "*.mustache", "*.hbs", "*.handlebars", "*.fmt", "*.tmpl",
     "*.json",  # request bodies only: other JSON is skipped by shape (discovery.py)
+    # Prompt builders in code: files that build no prompt are skipped unread (discovery.py).
+    "*.py", "*.ts", "*.tsx", "*.mts", "*.cts", "*.js", "*.jsx", "*.mjs", "*.cjs",
 )
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".tox", ".nox",
@@ -75,6 +77,8 @@ class Config:
     assembly: dict[str, Any] = field(default_factory=dict)
     providers: dict[str, Any] = field(default_factory=dict)
     prices: dict[str, Any] = field(default_factory=dict)
+    # `[code]`: how prompts are found in code files (`prompt-names`).
+    code: dict[str, Any] = field(default_factory=dict)
     # 1-based line of each top-level key in the file, for findings about config.
     key_lines: dict[str, int] = field(default_factory=dict)
     # Set per checked file (not config keys): how volatile the files it includes are, and
@@ -86,6 +90,11 @@ class Config:
     def target_model(self) -> str:
         """The model whose tokenizer and cache facts apply."""
         return self.model or DEFAULT_MODEL
+
+    @property
+    def prompt_names(self) -> tuple[str, ...]:
+        """More names (globs) whose strings are prompts in code, from `[code] prompt-names`."""
+        return tuple(self.code.get("prompt-names", ()))
 
     @property
     def overrides(self) -> Overrides:
@@ -169,6 +178,8 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
             values[attr] = dict(value)
         elif key == "volatile":
             values[attr] = _parse_volatile(path, value)
+        elif key == "code":
+            values[attr] = _parse_code(path, value)
         elif key == "assembly":
             if not isinstance(value, dict):
                 raise ConfigError(f"{path}: `assembly` must be a table")
@@ -192,7 +203,7 @@ def _parse_size(path: Path, key: str, value: Any) -> int:
 
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)?\s*", value, re.I) if isinstance(value, str) else None
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)?\s*", value, re.IGNORECASE) if isinstance(value, str) else None
     if match is None:
         raise ConfigError(f"{path}: `{key}` must be a positive number of bytes or a size such as \"2MB\"")
     return int(float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()])
@@ -262,6 +273,26 @@ def role_for(path: str, config: Config) -> tuple[str, str | None]:
                 and after.group("before") not in _DESCRIBES_A_USER:
             return "user", f"file name {PurePath(path).name!r}"
     return "system", None
+
+
+_CODE_KEYS = {"prompt-names"}
+
+
+def _parse_code(path: Path, value: Any) -> dict[str, Any]:
+    """``[code] prompt-names = ["*_brief", "charter"]``: names (globs, any case) whose
+    strings are prompts, besides those that say prompt, system, instructions…"""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `code` must be a table")
+    out: dict[str, Any] = {}
+    for raw_key, item in value.items():
+        key = raw_key.replace("_", "-")
+        if key not in _CODE_KEYS:
+            raise ConfigError(f"{path}: unknown key `code.{raw_key}` (known: {', '.join(sorted(_CODE_KEYS))})")
+        names = _as_tuple(path, f"code.{raw_key}", item)
+        if any(not n.strip() or not re.fullmatch(r"[\w*?\[\]$.-]+", n) for n in names):
+            raise ConfigError(f"{path}: `code.{raw_key}` holds names or globs of names (letters, digits, _, *, ?)")
+        out[key] = names
+    return out
 
 
 def _key_lines(text: str, prefix: str) -> dict[str, int]:

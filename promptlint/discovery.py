@@ -3,6 +3,9 @@
 
 A folder walk picks up ``.json`` files only when they are OpenAI or Anthropic request
 bodies (judged by shape); other JSON (package.json, fixtures, schemas) is skipped quietly.
+Code files (``.py``, ``.ts``, ``.js``…) are picked up only when a cheap look at their bytes
+finds a word a prompt is built with (prompt, system, instructions…); the rest are skipped
+unparsed, and one that parses but builds no prompt is skipped by the check, quietly too.
 Entries that cannot be read as files (a symlink loop, a dangling link, a FIFO) are skipped
 with a warning that names them, and the rest is checked."""
 
@@ -19,7 +22,17 @@ from promptlint.config import Config
 
 
 def _matches(name: str, rel: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) for p in patterns)
+    regex = _glob_regex(patterns)
+    return regex is not None and (regex.match(name) is not None or regex.match(rel) is not None)
+
+
+@lru_cache(maxsize=64)
+def _glob_regex(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regex for a tuple of globs (fnmatch's own translation): a folder walk tests
+    every file against some thirty include and exclude globs."""
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in patterns))
 
 
 def _gitignore(folder: Path):  # type: ignore[no-untyped-def]
@@ -43,18 +56,31 @@ def _gitignore_at(path: Path, _mtime_ns: int, _size: int):  # type: ignore[no-un
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def _ignored(path: Path, is_dir: bool, stop: Path) -> bool:
-    """Whether a .gitignore ignores ``path``: those of its git repository, or, outside a
-    repository, those between the walked folder ``stop`` and the path."""
+def _ignore_chain(folder: Path):  # type: ignore[no-untyped-def]
+    """The .gitignore specs that apply in a folder, nearest first, and whether it is in a
+    git repository."""
     specs = []
     in_repo = False
-    for ancestor in (path.parent, *path.parent.parents):
+    for ancestor in (folder, *folder.parents):
         spec = _gitignore(ancestor)
         if spec is not None:
             specs.append((ancestor, spec))
         if (ancestor / ".git").exists():
             in_repo = True
             break
+    return specs, in_repo
+
+
+def _ignored(path: Path, is_dir: bool, stop: Path, chains: dict | None = None) -> bool:  # type: ignore[type-arg]
+    """Whether a .gitignore ignores ``path``: those of its git repository, or, outside a
+    repository, those between the walked folder ``stop`` and the path. ``chains`` caches
+    each folder's specs for one walk (every file of a folder shares them)."""
+    if chains is None:
+        specs, in_repo = _ignore_chain(path.parent)
+    else:
+        if path.parent not in chains:
+            chains[path.parent] = _ignore_chain(path.parent)
+        specs, in_repo = chains[path.parent]
     for ancestor, spec in specs:
         if not in_repo and not ancestor.is_relative_to(stop):
             continue
@@ -91,19 +117,40 @@ def is_request_body_file(path: str) -> bool:
     return True
 
 
+_CODE_SUFFIXES = (".py", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+
+def may_build_prompt(path: str, prompt_names: tuple[str, ...] = ()) -> bool:
+    """Whether a code file may build a prompt: the sniff before any parsing (a file that
+    names no prompt word is not read further)."""
+    from promptlint.loaders.code import may_hold_prompt
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    return may_hold_prompt(data, prompt_names)
+
+
 def _unusable(path: Path) -> str | None:
     """Why a directory entry cannot be checked as a file, or None when it can."""
+    return _resolved(path)[1]
+
+
+def _resolved(path: Path) -> tuple[Path | None, str | None]:
+    """A directory entry's resolved path, or why it cannot be checked as a file."""
     try:
         resolved = path.resolve(strict=True)
     except RuntimeError:
-        return "symlink loop"
+        return None, "symlink loop"
     except FileNotFoundError:
-        return "dangling symlink"
+        return None, "dangling symlink"
     except OSError as exc:
-        return exc.strerror or str(exc)
+        return None, exc.strerror or str(exc)
     if not resolved.is_file():
-        return "not a regular file"
-    return None
+        return None, "not a regular file"
+    return resolved, None
 
 
 def prompt_files(root: str, config: Config, skipped: list[str] | None = None) -> Iterator[str]:
@@ -113,6 +160,7 @@ def prompt_files(root: str, config: Config, skipped: list[str] | None = None) ->
     base = Path(root)
     stop = base.resolve()
     excludes = config.exclude + config.extend_exclude
+    chains: dict = {}  # type: ignore[type-arg]
     for folder, dirs, files in os.walk(base, onerror=lambda exc: _note(skipped, exc.filename, exc.strerror)):
         here = Path(folder)
         kept = []
@@ -122,7 +170,7 @@ def prompt_files(root: str, config: Config, skipped: list[str] | None = None) ->
             why = _unusable(here / d) if (here / d).is_symlink() else None
             if why is not None:
                 _note(skipped, os.path.join(folder, d), why)
-            elif not _ignored((here / d).resolve(), True, stop):
+            elif not _ignored((here / d).resolve(), True, stop, chains):
                 kept.append(d)
         dirs[:] = kept
         for name in sorted(files):
@@ -130,13 +178,15 @@ def prompt_files(root: str, config: Config, skipped: list[str] | None = None) ->
             if _matches(name, rel, excludes) or not _matches(name, rel, config.include):
                 continue
             found = os.path.join(folder, name)
-            why = _unusable(here / name)
-            if why is not None:
+            resolved, why = _resolved(here / name)
+            if why is not None or resolved is None:
                 _note(skipped, found, why)
                 continue
-            if _ignored((here / name).resolve(), False, stop):
+            if _ignored(resolved, False, stop, chains):
                 continue
             if name.lower().endswith(".json") and not is_request_body_file(found):
+                continue
+            if name.lower().endswith(_CODE_SUFFIXES) and not may_build_prompt(found, config.prompt_names):
                 continue
             # `check .` reports `sub/x.md`, not `./sub/x.md`; other roots keep their spelling.
             yield os.path.relpath(found) if base == Path(".") else found

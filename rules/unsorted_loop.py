@@ -62,6 +62,10 @@ _SORT_IN_CODE = "sort the list in the code that fills the template (e.g. `sorted
 _SORT_ADVICE = {
     "jinja": "sort it where it is rendered (`| sort(attribute=\"name\")`, or `| dictsort` for a mapping)",
     "mustache": "Mustache has no sort: " + _SORT_IN_CODE,
+    "python": "sort it where it is iterated (`for name, tool in sorted(tools.items())`, "
+              "`sorted(tools, key=lambda t: t.name)`)",
+    "typescript": "sort it where it is iterated (`[...tools].sort((a, b) => a.name.localeCompare(b.name))`)",
+    "javascript": "sort it where it is iterated (`[...tools].sort((a, b) => a.name.localeCompare(b.name))`)",
 }
 
 

@@ -104,8 +104,9 @@ def test_the_hook_is_given_what_check_reads(name: str) -> None:
     assert re.search(str(_hook()["files"]), name), f"the hook's files pattern skips {name}"
 
 
-@pytest.mark.parametrize("name", ["app.py", "notes.toml", "ruff.toml", "mypyproject.toml", "setup.cfg"])
-def test_the_hook_is_not_given_code(name: str) -> None:
+# Code (.py, .ts, .js…) is given to the hook: it may build prompts (DEFAULT_INCLUDE).
+@pytest.mark.parametrize("name", ["notes.toml", "ruff.toml", "mypyproject.toml", "setup.cfg", "style.css"])
+def test_the_hook_is_not_given_other_config(name: str) -> None:
     assert not re.search(str(_hook()["files"]), name)
 
 

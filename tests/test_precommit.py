@@ -200,12 +200,30 @@ def test_hook_passes_on_a_clean_prompt(user_repo: Path) -> None:
 
 
 def test_hook_only_runs_on_prompt_files(user_repo: Path) -> None:
-    """The hook's `files` pattern keeps it off code: a .py file is skipped, not checked."""
-    (user_repo / "app.py").write_text('PROMPT = "Time: {{ now() }}"\n')
-    proc = _run_hook(user_repo, "app.py")
+    """The hook's `files` pattern keeps it off files that hold no prompt: a stylesheet is
+    skipped, not checked."""
+    (user_repo / "style.css").write_text("body { color: black; }\n")
+    proc = _run_hook(user_repo, "style.css")
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "no files to check" in output.lower()
+
+
+def test_hook_checks_prompt_builders_in_code(user_repo: Path) -> None:
+    """Python and TypeScript files are passed to the hook: one that builds a prompt with a
+    clock fails it; one that builds none passes with one quiet note."""
+    (user_repo / "app.py").write_text(
+        "from datetime import datetime\n\n"
+        "SYSTEM_PROMPT = f\"Time: {datetime.now():%H:%M}. You are a helpful assistant for the shop.\""
+        # Stable text after the clock (a module-level clock is per process: a warning only
+        # when it stands before stable content).
+        " + \"Answer politely, cite the handbook and never invent order numbers.\\n\" * 20\n"
+    )
+    (user_repo / "util.ts").write_text("export const add = (a: number, b: number) => a + b;\n")
+    proc = _run_hook(user_repo, "app.py", "util.ts")
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output
+    assert "app.py:3:" in output and "PC10" in output
 
 
 def test_the_readme_snippet_pins_a_commit_that_exists() -> None:

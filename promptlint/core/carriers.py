@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from promptlint.core.analysis import Unit
-from promptlint.core.ir import Block, Segment, Slot, Span, Tag, Template, walk
+from promptlint.core.ir import CODE_SYNTAXES, Block, Segment, Slot, Span, Tag, Template, walk
 from promptlint.core.layout import Layout
 
 _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
@@ -97,20 +97,36 @@ def _participates(unit: Unit, unsafe: bool) -> bool:
 
 
 # Files whose lines are not the prompt's text in the order it renders: moving their lines
-# cannot move a value in the prompt, so nothing in them is moved (or rewritten).
+# cannot move a value in the prompt, so nothing in them is moved (or rewritten). Code is
+# never rewritten (DESIGN.md: fixes are safe or they are not made, and moving an
+# interpolation changes what the code means in ways no rendering proof can see).
+_NOT_REWRITTEN_CODE = (
+    "not rewritten: promptlint does not rewrite code (moving an interpolation changes what the "
+    "code means)"
+)
 _NOT_REARRANGED = {
     "json": (
         "not rewritten: promptlint does not edit request bodies (a body is what your code sends, and its "
         "lines are not the prompt in render order)"
     ),
+    **dict.fromkeys(CODE_SYNTAXES, _NOT_REWRITTEN_CODE),
 }
 # What to do instead, per value in such a file.
-_INSTEAD = {"json": "send the value in the latest user message where the body is built"}
+_INSTEAD = {
+    "json": "send the value in the latest user message where the body is built",
+    **dict.fromkeys(CODE_SYNTAXES, "move the value after the prompt's stable text, or into the latest user message"),
+}
 
 
 def refusal(template: Template) -> str | None:
     """Why nothing in this file is moved or rewritten, whatever it holds (None: it may be)."""
     return _NOT_REARRANGED.get(template.syntax)
+
+
+def refused_reason(template: Template, unit: Unit, line: int) -> str:
+    """What ``fix`` says of a value (at 1-based ``line``) in a file it never rewrites."""
+    return (f"line {line}: {unit.volatility.kind} {unit_label(unit)}: {refusal(template)}; "
+            f"{_INSTEAD[template.syntax]}")
 
 
 def move_plan(
@@ -134,8 +150,7 @@ def move_plan(
     if refused is not None:
         for unit in units:
             line = layout.line_of(unit.segment.span.start)
-            blocked.append((line, (f"line {line + 1}: {unit.volatility.kind} {unit_label(unit)}: {refused}; "
-                                  f"{_INSTEAD[template.syntax]}"), [unit]))
+            blocked.append((line, refused_reason(template, unit, line + 1), [unit]))
         units = []
     for unit in units:
         if not _participates(unit, unsafe):

@@ -9,7 +9,7 @@ from promptlint.core.analysis import Analysis, Unit
 from promptlint.core.carriers import refusal
 from promptlint.config import Config
 from promptlint.core.findings import Finding
-from promptlint.core.ir import Slot, Span, Template
+from promptlint.core.ir import CODE_SYNTAXES, Slot, Span, Template
 
 
 @dataclass
@@ -69,6 +69,12 @@ class RuleContext:
 
     def last_stable_line(self) -> int:
         """The last line that renders stable text (where volatile parts should go after)."""
+        if self.template.syntax in CODE_SYNTAXES:
+            from promptlint.core.codefiles import last_text_line
+
+            found = last_text_line(self.template)
+            if found is not None:
+                return found
         for line in range(self.template.lines.line_count, 0, -1):
             if self.template.lines.line_text(line).strip():
                 return line

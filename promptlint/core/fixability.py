@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass, field
 
 from promptlint.core.analysis import Analysis, Unit, analyze
-from promptlint.core.carriers import unit_label
+from promptlint.core.carriers import refused_reason, unit_label
 from promptlint.core.draft import MOVE_ROUNDS, Draft, draft_fix, reload
-from promptlint.core.ir import Template
+from promptlint.core.ir import CODE_SYNTAXES, Block, Template
 from promptlint.core.volatility import Overrides
 from promptlint.loaders.base import LoadError
 
@@ -63,9 +63,28 @@ def outlook(
             return cached
     own = analysis is not None and analysis.template is template and analysis.encoding == encoding
     before = analysis if own and analysis is not None else analyze(template, encoding, overrides)
-    found = _judge(template, draft_fix(template, overrides, unsafe), before, overrides, encoding)
+    if template.syntax in CODE_SYNTAXES:
+        found = _code_outlook(template, before)
+    else:
+        found = _judge(template, draft_fix(template, overrides, unsafe), before, overrides, encoding)
     template.fix_outlooks.append((key, found))
     return found
+
+
+def _code_outlook(template: Template, before: Analysis) -> FixOutlook:
+    """Code is never rewritten (``refusal``): no draft is made (a prompt built in code does
+    not tile its file), and each value says so, and where it should go instead."""
+    look = FixOutlook(source=template.source, baseline=template.source, before=before, after=before)
+    for unit in before.units:
+        segment = unit.segment
+        # A loop's body may stand before its `for` (a comprehension): its line is the loop's.
+        start = segment.open.start if isinstance(segment, Block) else segment.span.start
+        reason = refused_reason(template, unit, template.position(start).line)
+        look.reasons[id(segment)] = reason
+        if reason not in look.not_fixable:  # a helper interpolated twice is one place to change
+            look.not_fixable.append(reason)
+    look.not_fixable.sort(key=_line_of)
+    return look
 
 
 def _judge(

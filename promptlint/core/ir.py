@@ -14,6 +14,12 @@ cover the file exactly:
   ``{% include %}`` sites, ``{% else %}``, Mustache comments and partials).
 
 Offsets are character offsets into the decoded source text (BOM removed).
+
+Code files (Python, TypeScript, JavaScript prompt builders) are the exception, as request
+JSON is: the spans of a prompt built in code point at the string literals and
+interpolations it is assembled from, in the order the prompt renders them, and do not tile
+the file. One file may build several prompts: each is a :class:`Template` of its own over
+the same source, listed in ``Template.prompts`` of the file's template.
 """
 
 from __future__ import annotations
@@ -23,8 +29,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Syntax = Literal["jinja", "mustache", "format", "dollar", "markdown", "json"]
-SYNTAXES: tuple[str, ...] = ("jinja", "mustache", "format", "dollar", "markdown", "json")
+Syntax = Literal["jinja", "mustache", "format", "dollar", "markdown", "json", "python", "typescript", "javascript"]
+SYNTAXES: tuple[str, ...] = ("jinja", "mustache", "format", "dollar", "markdown", "json",
+                             "python", "typescript", "javascript")
+# Prompt builders in code: read by promptlint.loaders.code, never rewritten by the fixer.
+CODE_SYNTAXES = frozenset({"python", "typescript", "javascript"})
 
 
 # Blocks whose body is rendered where the block stands (a {% set %} or macro body is not).
@@ -101,6 +110,9 @@ class Expr:
     # Set by loaders that read a literal value, not a variable (a timestamp in a request
     # body): what the value is, said in findings instead of "judged by the name …".
     evidence: str | None = None
+    # Set by the code loaders for a value computed once per process (a module-level
+    # constant, a memoised builder): what pins it, said in findings.
+    pinned: str | None = None
 
     @property
     def name(self) -> str:
@@ -186,6 +198,12 @@ class Template:
     # history follows, or "user" (the latest user turn: nothing after it is cached).
     role: str = "system"
     role_evidence: str | None = None
+    # A code file: each prompt it builds, as a Template over the same source, in source
+    # order (empty when it builds none); a prompt's `name` says where it is built; and the
+    # (first, last) lines of each statement that builds one, for suppression comments.
+    prompts: list[Template] = field(default_factory=list)
+    name: str | None = None
+    statements: list[tuple[int, int]] = field(default_factory=list)
     lines: LineIndex = field(init=False, repr=False)
     # What `promptlint fix` would do to it, computed once per mode, tokenizer and overrides
     # and asked by every rule (:func:`promptlint.core.fixability.outlook`).

@@ -3,11 +3,17 @@
 ``{# promptlint: disable=PC101 #}``, ``<!-- promptlint: disable=PC101 -->`` or
 ``{{! promptlint: disable=PC101 }}`` silences the listed rules (all, when none are
 listed) on its own line and the next; ``disable-file=`` silences them in the whole file.
+
+In code, the host language's comments: ``# promptlint: disable=PC101`` in Python,
+``// promptlint: disable=PC101`` (or ``/* ... */``) in TypeScript and JavaScript. A comment
+on the first line of a statement that spans several lines, or on the line above it,
+covers the whole statement (a triple-quoted prompt cannot hold a comment inside).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from promptlint.core.findings import Finding
@@ -30,18 +36,38 @@ class Suppressions:
         return not (hit(self.file_codes) or hit(self.line_codes.get(finding.line, set())))
 
 
-def parse(source: str) -> Suppressions:
+_CODE_DIRECTIVE = {
+    "python": re.compile(r"#\s*promptlint:\s*(disable-file|disable-next-line|disable)(?:\s*=\s*([A-Za-z0-9_, -]+?))?\s*$"),
+    "typescript": re.compile(
+        r"(?://|/\*)\s*promptlint:\s*(disable-file|disable-next-line|disable)(?:\s*=\s*([A-Za-z0-9_, -]+?))?"
+        r"\s*(?:\*/|$)"),
+}
+_CODE_DIRECTIVE["javascript"] = _CODE_DIRECTIVE["typescript"]
+
+
+def parse(source: str, syntax: str | None = None, statements: Sequence[tuple[int, int]] = ()) -> Suppressions:
+    """The suppressions of a file; ``syntax`` adds its host language's comments (code),
+    whose directives cover the multi-line ``statements`` (first, last line) they start."""
     result = Suppressions()
     if "promptlint:" not in source:
         return result
+    directive = _CODE_DIRECTIVE.get(syntax or "")
+    spans: dict[int, int] = {}
+    for first, last in statements:
+        spans[first] = max(spans.get(first, first), last)
     for number, line in enumerate(source.splitlines(), 1):
-        for match in _DIRECTIVE.finditer(line):
+        matches = list(_DIRECTIVE.finditer(line))
+        if directive is not None:
+            matches += list(directive.finditer(line))
+        for match in matches:
             action, listed = match.groups()
             codes = {c.strip() for c in (listed or "ALL").split(",") if c.strip()}
             if action == "disable-file":
                 result.file_codes |= codes
                 continue
             lines = [number + 1] if action == "disable-next-line" else [number, number + 1]
+            for start in list(lines):
+                lines += range(start + 1, spans.get(start, start) + 1)
             for target in lines:
                 result.line_codes.setdefault(target, set()).update(codes)
     return result

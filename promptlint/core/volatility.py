@@ -177,6 +177,13 @@ _register("memory", "per-request", "memory memories mem notes journal diary fact
 _register("tool-order", "per-session", "tools tool toollist availabletools toolsummary tooldescriptions functions "
           "extensions plugins mcp mcpservers servers skills capabilities integrations addons")
 
+# Calls of prompt builders in code (promptlint.loaders.code names a subprocess's output
+# `shell_output` and keeps the callee's own name otherwise).
+_register("session-id", "per-request", "uuid1 uuid4 nanoid ulid cuid")
+_register("environment", "per-session", "getcwd gethostname getuser uname")
+_register("environment", "per-request", "shelloutput commandoutput")
+_register("retrieval", "per-request", "retriever retrieve")
+
 # Multi-word names read as one, before the single words (`working_directory` → cwd).
 _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("working", "dir"), "cwd"), (("working", "directory"), "cwd"), (("current", "directory"), "cwd"),
@@ -202,6 +209,7 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("search", "results"), "searchresults"), (("user", "query"), "userquery"), (("user", "input"), "userinput"),
     (("user", "message"), "usermessage"), (("current", "time"), "currenttime"),
     (("current", "datetime"), "currentdatetime"), (("time", "zone"), "timezone"), (("entity", "index"), "entityindex"),
+    (("shell", "output"), "shelloutput"), (("command", "output"), "commandoutput"),
 ]
 # Words that pin a clock to the start of a session or process.
 _PINNED = frozenset({"start", "started", "startup", "boot", "launched", "began", "begin", "created", "opened"})
@@ -359,19 +367,25 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
     found = _classify(expr, overrides, collection=collection)
     if found is not None and expr.evidence:
         return replace(found, evidence=expr.evidence, assumed=None, confidence="high")
+    if found is not None and expr.pinned and found.frequency == "per-request":
+        # Computed once per process (a module-level constant, a memoised builder).
+        return replace(found, frequency="per-session", evidence=f"{found.evidence}; {expr.pinned}", assumed=None)
     return found
 
 
 def _classify(expr: Expr, overrides: Overrides | None, *, collection: bool) -> Volatility | None:
     overrides = overrides or Overrides()
-    name = expr.name
-
     pinned = next((p for p in expr.paths if _is_pinned(p)), None)
     if pinned is not None:
         return _named_clock(expr, "per-session", "_".join(pinned))
     clock = _clock(expr)
     if clock is not None:
         return clock
+    calls_lower = {c.lower() for c in expr.calls}
+    if collection and {"set", "frozenset"} & calls_lower and not _SORTING & calls_lower:
+        # Python sets of strings iterate in hash order, seeded anew in every process.
+        return Volatility("tool-order", "per-session", f"`{expr.source}` iterates a set, in hash order",
+                          confidence="high")
     # Function names speak too: `randomUUID()`, `uuid4()`, `get_user_profile()`.
     for path in (*expr.paths, *((c,) for c in expr.calls)):
         found = _by_name(path)

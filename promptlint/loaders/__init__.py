@@ -14,7 +14,7 @@ import os
 import stat
 from collections.abc import Callable
 
-from promptlint.core.ir import Block, Segment, Template
+from promptlint.core.ir import CODE_SYNTAXES, Block, Segment, Template
 from promptlint.loaders.base import Inference, LoadError, decode, detect_syntax, infer_syntax
 
 __all__ = ["FileTooLarge", "Inference", "LoadError", "detect_syntax", "infer_syntax", "load_bytes", "load_file",
@@ -22,18 +22,22 @@ __all__ = ["FileTooLarge", "Inference", "LoadError", "detect_syntax", "infer_syn
 
 
 # The loader module of each syntax, imported when a file of that syntax is read (jinja2
-# only for Jinja files).
+# only for Jinja files, tree-sitter only for TypeScript/JavaScript). ``module:factory``
+# names a module whose ``factory(syntax)`` gives the load function (one reader, two syntaxes).
 _MODULES = {
     "jinja": "jinja", "mustache": "mustache", "format": "formatstr", "dollar": "dollar",
-    "markdown": "markdown", "json": "requestjson",
+    "markdown": "markdown", "json": "requestjson", "python": "code.python",
+    "typescript": "code.typescript:loader", "javascript": "code.typescript:loader",
 }
 
 
 def _loader(syntax: str) -> Callable[[str, str], Template]:
-    module = _MODULES.get(syntax)
-    if module is None:
+    entry = _MODULES.get(syntax)
+    if entry is None:
         raise LoadError(f"unknown syntax {syntax!r}")
-    load: Callable[[str, str], Template] = importlib.import_module(f"promptlint.loaders.{module}").load
+    module, _, factory = entry.partition(":")
+    loaded = importlib.import_module(f"promptlint.loaders.{module}")
+    load: Callable[[str, str], Template] = getattr(loaded, factory)(syntax) if factory else loaded.load
     return load
 
 
@@ -49,19 +53,29 @@ class FileTooLarge(LoadError):
     """A file over the size limit: skipped with a warning, not an error."""
 
 
-def load_text(path: str, text: str, syntax: str | None = None, evidence: str | None = None) -> Template:
+def load_text(
+    path: str, text: str, syntax: str | None = None, evidence: str | None = None, prompt_names: tuple[str, ...] = ()
+) -> Template:
     """Parse ``text`` as the given syntax, or the one its name and content suggest.
-    ``evidence`` says what chose a given syntax (``--syntax``, a config glob)."""
+    ``evidence`` says what chose a given syntax (``--syntax``, a config glob);
+    ``prompt_names`` (config ``[code] prompt-names``) are more names whose strings are
+    prompts, for code files."""
     if syntax is None:
         inferred = infer_syntax(path, text)
         syntax, evidence = inferred.syntax, inferred.evidence
     try:
-        template = _loader(syntax)(path, text)
+        if syntax in CODE_SYNTAXES:
+            from promptlint.loaders.code import load_code
+
+            template = load_code(_loader(syntax), path, text, prompt_names)
+        else:
+            template = _loader(syntax)(path, text)
     except RecursionError:
         raise LoadError(f"nested too deeply to read as {syntax}") from None
-    depth = _nesting(template.segments)
-    if depth > MAX_NESTING:
-        raise LoadError(f"blocks nested {depth} deep (at most {MAX_NESTING} are read)")
+    for part in template.prompts or [template]:
+        depth = _nesting(part.segments)
+        if depth > MAX_NESTING:
+            raise LoadError(f"blocks nested {depth} deep (at most {MAX_NESTING} are read)")
     template.syntax_evidence = evidence
     return template
 
@@ -112,16 +126,19 @@ def _file_type(mode: int) -> str:
 
 
 def load_file(
-    path: str, syntax: str | None = None, max_size: int | None = DEFAULT_MAX_FILE_SIZE, evidence: str | None = None
+    path: str, syntax: str | None = None, max_size: int | None = DEFAULT_MAX_FILE_SIZE, evidence: str | None = None,
+    prompt_names: tuple[str, ...] = (),
 ) -> Template:
     """Read, decode and parse one prompt file. Raises :class:`LoadError`."""
-    return load_bytes(path, read_bytes(path, max_size), syntax, evidence)
+    return load_bytes(path, read_bytes(path, max_size), syntax, evidence, prompt_names)
 
 
-def load_bytes(path: str, data: bytes, syntax: str | None = None, evidence: str | None = None) -> Template:
+def load_bytes(
+    path: str, data: bytes, syntax: str | None = None, evidence: str | None = None, prompt_names: tuple[str, ...] = ()
+) -> Template:
     """Decode and parse a prompt file's bytes (BOM and line endings recorded)."""
     decoded = decode(data)
-    template = load_text(path, decoded.text, syntax, evidence)
+    template = load_text(path, decoded.text, syntax, evidence, prompt_names)
     template.has_bom = decoded.has_bom
     template.newline = decoded.newline
     return template

@@ -22,6 +22,16 @@ EXTENSIONS: dict[str, str] = {
     ".txt": "markdown",
     ".prompt": "markdown",
     ".json": "json",
+    # Prompt builders in code (promptlint.loaders.code).
+    ".py": "python",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
 }
 # Extensions whose syntax is read from the content (a .txt or .prompt may be a template).
 AMBIGUOUS = frozenset({".txt", ".prompt", ".md", ".markdown", ".tmpl"})

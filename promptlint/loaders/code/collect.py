@@ -1,0 +1,86 @@
+"""Collected prompts → templates: one prompt per sink, pieces of a larger prompt merged
+into it, and the file's template over all of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from promptlint.core.ir import Block, Segment, Slot, Span, Template, Text
+from promptlint.loaders.code.prompts import MIN_PROMPT_TEXT
+
+# ---------------------------------------------------------------------------------------
+# Collected prompts → templates
+
+
+@dataclass
+class Prompt:
+    """One prompt found in a code file: where it is built and what it renders."""
+
+    name: str
+    at: int  # source offset of the sink (for source order)
+    segments: list[Segment]
+    statement: tuple[int, int]  # first and last line of the statement that builds it
+    named: bool = True  # found by a name or a sink, not by the instruction-text heuristic
+
+
+def _leaves(segments: Iterable[Segment]) -> Iterable[Segment]:
+    for seg in segments:
+        if isinstance(seg, Block):
+            yield seg
+            yield from _leaves(seg.body)
+        else:
+            yield seg
+
+
+def _key(seg: Segment) -> tuple[str, int, int]:
+    span = seg.open if isinstance(seg, Block) else seg.span
+    return (type(seg).__name__, span.start, span.end)
+
+
+def literal_size(segments: Iterable[Segment]) -> int:
+    return sum(len("".join(s.text.split())) for s in _leaves(segments) if isinstance(s, Text))
+
+
+def _merge_slots(into: list[Segment], other: list[Segment]) -> None:
+    """Every expression seen for a slot is a candidate: judged by the worst (a helper's own
+    parameter name, and what a caller passes for it)."""
+    by_span: dict[tuple[int, int], list[Slot]] = {}
+    for seg in _leaves(other):
+        if isinstance(seg, Slot):
+            by_span.setdefault((seg.span.start, seg.span.end), []).append(seg)
+    for seg in _leaves(into):
+        if not isinstance(seg, Slot):
+            continue
+        for twin in by_span.get((seg.span.start, seg.span.end), []):
+            options = list(seg.alias_options) or [seg.alias_of or seg.expr]
+            for expr in (twin.alias_options or (twin.alias_of or twin.expr,)):
+                if expr not in options:
+                    options.append(expr)
+            if len(options) > 1:
+                seg.alias_options = tuple(options)
+
+
+def dedupe(prompts: list[Prompt]) -> list[Prompt]:
+    """Prompts in source order, without those whose pieces all belong to a larger one."""
+    kept: list[tuple[Prompt, set[tuple[str, int, int]]]] = []
+    for prompt in sorted(prompts, key=lambda p: (-len(list(_leaves(p.segments))), not p.named, p.at)):
+        keys = {_key(s) for s in _leaves(prompt.segments) if not (isinstance(s, Text) and s.span.start == s.span.end)}
+        owner = next((k for k, kk in kept if keys <= kk), None)
+        if owner is not None:
+            _merge_slots(owner.segments, prompt.segments)
+            continue
+        kept.append((prompt, keys))
+    return sorted((p for p, _ in kept), key=lambda p: p.at)
+
+
+def build_template(path: str, syntax: str, source: str, prompts: list[Prompt]) -> Template:
+    """The file's template: one sub-template per prompt, and all of them in order."""
+    found = [p for p in dedupe(prompts) if literal_size(p.segments) >= MIN_PROMPT_TEXT]
+    parts = [Template(path, syntax, source, p.segments, name=p.name) for p in found]
+    segments: list[Segment] = []
+    for n, part in enumerate(parts):
+        if n:
+            segments.append(Text(Span(0, 0), "\n\n"))
+        segments.extend(part.segments)
+    return Template(path, syntax, source, segments, prompts=parts, statements=[p.statement for p in found])

@@ -1,0 +1,96 @@
+"""Which strings in code are prompts: the names, keys, roles and callees that say so, the
+cheap sniff before a file is parsed, and text that reads as instructions wherever it stands."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Sequence
+
+from promptlint.core.volatility import words
+
+# Words of a name that say its value is (part of) a system prompt.
+PROMPT_WORDS = frozenset({"prompt", "prompts", "system", "sysprompt", "systemprompt", "instructions",
+                          "instruction", "preamble", "persona"})
+# Words that say a prompt-ish name holds something else (`user_prompt` is the user turn,
+# `prompt_tokens` a count, `system_time` a clock).
+_NOT_PROMPT_WORDS = frozenset({
+    "user", "human", "tokens", "token", "count", "counts", "id", "ids", "path", "paths", "file", "files", "dir",
+    "url", "version", "hash", "key", "keys", "len", "length", "type", "kind", "cache", "cached", "model",
+    "name", "names", "time", "date", "info", "status", "platform", "config", "settings", "error", "errors",
+    "response", "output", "result", "results", "reply", "answer", "completion", "log", "logs", "metrics",
+    "stats", "size", "limit", "max", "min", "budget", "registry", "loader", "lines_count", "exit", "call",
+    "calls", "fingerprint", "digest", "role", "roles", "font", "color", "theme", "clock", "locale",
+})
+# Keyword arguments and object keys whose value is sent as the system prompt.
+SINK_KEYS = frozenset({"system", "instructions", "system_prompt", "systemprompt", "system_message",
+                       "systemmessage", "developer_prompt", "preamble", "persona", "systeminstruction",
+                       "system_instruction"})
+SYSTEM_ROLES = frozenset({"system", "developer"})
+# Callees whose arguments never reach the prompt (a timestamp in a log line is no cache breaker).
+LOGGING_CALLEES = frozenset({"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log",
+                             "trace", "fatal", "echo", "secho", "assert", "write", "emit", "sleep", "track",
+                             "capture_message", "set_tag", "set_attribute", "add_event", "table", "dir"})
+# Message constructors whose content is the user's or the model's turn, not the system prompt.
+OTHER_TURN_CALLEES = frozenset({"HumanMessage", "AIMessage", "UserMessage", "AssistantMessage", "ToolMessage",
+                                "FunctionMessage", "ChatMessage"})
+SYSTEM_CALLEES = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemPromptTemplate",
+                            "DeveloperMessage"})
+DEDENT_CALLEES = frozenset({"dedent", "cleandoc", "stripIndent", "stripIndents", "oneLine", "outdent"})
+# How deep helper functions of the same module are followed from a prompt.
+MAX_HELPER_DEPTH = 2
+# A prompt needs this many non-blank literal characters (`system = "linux"` is no prompt).
+MIN_PROMPT_TEXT = 12
+_INSTRUCTION_CUES = re.compile(
+    r"(?im)\byou are\b|\byou (?:must|should|will|can|may)\b|^\s*(?:always|never|do not|don't)\b|^#{1,3} \w|"
+    r"\byour (?:role|task|job|goal)\b|\bas an? (?:ai|assistant|agent)\b|\brespond\b|\bassistant\b"
+)
+# Code that names any of these may build a prompt; other files are skipped unparsed.
+_SNIFF_WORDS = re.compile(rb"(?i)prompt|instruction|preamble|persona|system")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_SNIFF_TEXT = re.compile(rb"(?i)\byou are\b")
+
+
+def is_prompt_name(name: str, extra: Sequence[str] = ()) -> bool:
+    """Whether a variable, attribute, function or key named ``name`` holds a system prompt."""
+    if not name:
+        return False
+    if any(fnmatch.fnmatchcase(name.lower(), pattern.lower()) for pattern in extra):
+        return True
+    ws = words(name)
+    return bool(PROMPT_WORDS.intersection(ws)) and not _NOT_PROMPT_WORDS.intersection(ws)
+
+
+def is_sink_key(name: str, extra: Sequence[str] = ()) -> bool:
+    """Whether a keyword argument or object key named ``name`` takes the system prompt."""
+    flat = name.replace("-", "_").lower()
+    return flat in SINK_KEYS or flat.replace("_", "") in SINK_KEYS or (
+        bool(extra) and any(fnmatch.fnmatchcase(flat, p.lower()) for p in extra))
+
+
+def may_hold_prompt(data: bytes, prompt_names: Sequence[str] = ()) -> bool:
+    """The cheap sniff before parsing: whether code bytes hold a name that says prompt
+    (``SYSTEM_PROMPT``, ``instructions``, a ``"system"`` role; not ``promptUser`` or
+    ``systemctl``) or text addressed to a model (``You are``)."""
+    if _SNIFF_TEXT.search(data):
+        return True
+    seen: set[bytes] = set()
+    for match in _SNIFF_WORDS.finditer(data):
+        start, end = match.start(), match.end()
+        while start > 0 and data[start - 1] in _WORD_BYTES:
+            start -= 1
+        while end < len(data) and data[end] in _WORD_BYTES:
+            end += 1
+        token = data[start:end]
+        if token in seen:
+            continue
+        seen.add(token)
+        word = token.decode("ascii", errors="replace")
+        if is_prompt_name(word) or is_sink_key(word):
+            return True
+    return any(re.search(re.escape(p.strip("*?[]")).encode(), data, re.IGNORECASE) for p in prompt_names if p.strip("*?[]"))
+
+
+def looks_like_instructions(text: str) -> bool:
+    """Long multi-line text written to a model: the heuristic for prompts no name announces."""
+    return len(text) >= 200 and text.count("\n") >= 3 and len(_INSTRUCTION_CUES.findall(text)) >= 2

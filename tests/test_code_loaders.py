@@ -1,0 +1,442 @@
+"""Prompt builders in code: what the Python and TypeScript/JavaScript readers turn into IR."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from promptlint.core.ir import Block, Slot, Template, Text
+from promptlint.loaders import load_text
+
+
+def py(source: str, names: tuple[str, ...] = ()) -> Template:
+    return load_text("builder.py", textwrap.dedent(source), prompt_names=names)
+
+
+def ts(source: str, path: str = "builder.ts") -> Template:
+    return load_text(path, textwrap.dedent(source))
+
+
+def rendered(template: Template) -> str:
+    """The prompt as the analysis renders it with slots named (one prompt)."""
+    assert len(template.prompts) == 1, [p.name for p in template.prompts]
+    out: list[str] = []
+
+    def visit(segments: list) -> None:  # type: ignore[type-arg]
+        for seg in segments:
+            if isinstance(seg, Text):
+                out.append(seg.text)
+            elif isinstance(seg, Slot):
+                out.append("{" + seg.expr.source + "}")
+            elif isinstance(seg, Block):
+                out.append(f"[{seg.kind}:")
+                visit(seg.body)
+                out.append("]")
+
+    visit(template.prompts[0].segments)
+    return "".join(out)
+
+
+def slots(template: Template) -> list[Slot]:
+    return [s for p in template.prompts for s in p.slots()]
+
+
+def at(template: Template, slot: Slot) -> tuple[int, int]:
+    where = template.position(slot.span.start)
+    return where.line, where.column
+
+
+# --------------------------------------------------------------------------- Python
+
+
+def test_python_fstring_slot_keeps_format_spec_and_position() -> None:
+    t = py('''
+        from datetime import datetime
+        SYSTEM_PROMPT = f"You are Atlas, a coding agent. Time: {datetime.now():%H:%M}."
+    ''')
+    (slot,) = slots(t)
+    assert slot.expr.format_spec == "%H:%M" and "now" in slot.expr.calls
+    assert at(t, slot) == (3, 57) and t.source[slot.span.start : slot.span.end] == "datetime.now()"
+
+
+def test_python_constants_are_text_not_slots() -> None:
+    t = py('''
+        DATE_FORMAT = "%Y-%m-%d %H:%M"
+        CUTOFF = 2024
+        SYSTEM_PROMPT = f"You are Atlas. Dates use {DATE_FORMAT}. Knowledge ends in {CUTOFF}."
+    ''')
+    assert not slots(t)
+    assert rendered(t) == "You are Atlas. Dates use %Y-%m-%d %H:%M. Knowledge ends in 2024."
+
+
+def test_python_format_method_fills_fields_at_the_placeholder() -> None:
+    t = py('''
+        from datetime import datetime
+        SYSTEM_TEMPLATE = """You are Compass.
+        The time is {now}. You help {user_name}."""
+        def render(user):
+            return SYSTEM_TEMPLATE.format(now=datetime.now().isoformat(), user_name=user.name)
+    ''')
+    found = {s.expr.source: at(t, s) for s in slots(t)}
+    assert found == {"datetime.now().isoformat()": (4, 13), "user.name": (4, 29)}
+
+
+def test_python_format_fills_every_branch_of_a_conditional_template() -> None:
+    t = py('''
+        from datetime import datetime
+        DEFAULT_SYSTEM_PROMPT = """You are a helpful assistant.
+        Current time: {current_time}
+        Always be clear and concise."""
+        def get_system_prompt(custom_prompt=""):
+            prompt = custom_prompt if custom_prompt else DEFAULT_SYSTEM_PROMPT
+            return prompt.format(current_time=datetime.now().strftime("%H:%M"))
+    ''')
+    assert [(at(t, s)[0], s.expr.format_spec) for s in slots(t) if s.expr.calls] == [(4, "%H:%M")]
+
+
+def test_python_percent_formatting() -> None:
+    t = py('''
+        import time
+        def system_prompt():
+            return "You are Sentry, an on-call assistant. Local time: %s." % (time.strftime("%H:%M"),)
+    ''')
+    (slot,) = slots(t)
+    assert slot.expr.calls[0] == "strftime" and slot.expr.format_spec == "%H:%M"
+
+
+def test_python_concatenation_and_augmented_assignment() -> None:
+    t = py('''
+        import uuid
+        def build_prompt():
+            prompt = "You are Pilot, a flight-operations assistant.\\n"
+            prompt += "Request id: " + str(uuid.uuid4())
+            return prompt
+    ''')
+    assert rendered(t) == "You are Pilot, a flight-operations assistant.\nRequest id: {str(uuid.uuid4())}"
+
+
+def test_python_sections_appended_keep_their_order_and_loops_become_blocks() -> None:
+    t = py('''
+        def build_system_prompt(user, tools):
+            parts = ["You are Atlas, an operations agent."]
+            parts.append(f"User: {user.name}")
+            for tool in tools:
+                parts.append(f"- {tool.name}")
+            parts.extend(["## Rules", "Be careful."])
+            parts.insert(0, "# Header")
+            return "\\n".join(parts)
+    ''')
+    assert rendered(t) == ("# Header\nYou are Atlas, an operations agent.\nUser: {user.name}\n"
+                           "[for:- {tool.name}\n]## Rules\nBe careful.")
+    (loop,) = t.prompts[0].blocks()
+    assert loop.expr is not None and loop.expr.path == ("tools",) and loop.loop_vars == ("tool",)
+    assert not loop.sorted
+
+
+def test_python_sorted_iteration_marks_the_loop_sorted() -> None:
+    t = py('''
+        def build_system_prompt(tools):
+            lines = ["You are Atlas, an operations agent with tools:"]
+            ordered = sorted(tools, key=lambda t: t.name)
+            for tool in ordered:
+                lines.append(f"- {tool.name}")
+            names = "\\n".join(f"* {n}" for n in sorted(t.name for t in tools))
+            return "\\n".join(lines) + names
+    ''')
+    assert all(b.sorted for b in t.prompts[0].blocks())
+
+
+def test_python_set_iteration_reads_as_unordered() -> None:
+    t = py('''
+        def build_system_prompt(plugins):
+            caps = {c for p in plugins for c in p.capabilities}
+            return "You are Nexus, an integration agent. You can:\\n" + "\\n".join(f"- {c}" for c in caps)
+    ''')
+    (loop,) = t.prompts[0].blocks()
+    assert loop.expr is not None and "set" in loop.expr.calls
+
+
+def test_python_dedent_and_cleandoc() -> None:
+    t = py('''
+        import inspect, textwrap
+        def system_prompt(cwd):
+            return textwrap.dedent(f"""\\
+                You are Quill, a coding agent.
+                  Working directory: {cwd}
+                """)
+        INSTRUCTIONS = inspect.cleandoc("""
+            Always run the tests.
+            Never push to main.
+        """)
+    ''')
+    texts = [rendered(load_text("a.py", t.source.split("INSTRUCTIONS")[0]))]
+    assert texts == ["You are Quill, a coding agent.\n  Working directory: {cwd}\n"]
+    cleaned = next(p for p in t.prompts if p.name == "INSTRUCTIONS")
+    assert "".join(s.text for s in cleaned.segments if isinstance(s, Text)) == "Always run the tests.\nNever push to main."
+
+
+def test_python_helpers_are_followed_two_levels_and_no_further() -> None:
+    t = py('''
+        from datetime import datetime
+        def _now():
+            return datetime.now()
+        def _stamp():
+            return _now().strftime("%H:%M:%S")
+        def _three():
+            return _stamp()
+        def build_system_prompt():
+            return f"You are Metronome, a build assistant. Built {_stamp()}. Again {_three()}."
+    ''')
+    two, three = slots(t)
+    assert "now" in two.expr.calls and two.expr.format_spec == "%H:%M:%S"
+    assert "now" not in three.expr.calls  # three calls deep: known by its name only
+
+
+def test_python_memoised_builder_and_module_value_are_pinned() -> None:
+    t = py('''
+        from datetime import datetime
+        from functools import lru_cache
+        BOOTED = datetime.now().isoformat()
+        @lru_cache(maxsize=1)
+        def build_system_prompt(user_name):
+            return f"You are Relay. Started {datetime.now():%H:%M}. Booted {BOOTED}. For {user_name}."
+    ''')
+    started, booted, user = slots(t)
+    assert started.expr.pinned and "lru_cache" in started.expr.pinned
+    assert booted.expr.pinned and "module-level" in booted.expr.pinned
+    assert user.expr.pinned is None  # a parameter: per call, not per process
+
+
+def test_python_values_in_logging_and_user_turns_are_not_prompts() -> None:
+    t = py('''
+        import logging
+        from datetime import datetime
+        log = logging.getLogger()
+        SYSTEM_PROMPT = "You are Beacon, a scheduling assistant for the clinic."
+        def messages(q):
+            log.info("built at %s", datetime.now())
+            print(f"{datetime.now()}")
+            return [{"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": f"Now: {datetime.now()}\\n{q}"}]
+    ''')
+    assert len(t.prompts) == 1 and not slots(t)
+
+
+@pytest.mark.parametrize("call", [
+    'client.messages.create(system=f"You are Harbor, the support bot. Session {sid}.")',
+    'client.responses.create(instructions=f"You are Harbor, the support bot. Session {sid}.")',
+    'Agent(name="x", system_prompt=f"You are Harbor, the support bot. Session {sid}.")',
+    'SystemMessage(content=f"You are Harbor, the support bot. Session {sid}.")',
+    'ChatPromptTemplate.from_messages([("system", f"You are Harbor, the support bot. Session {sid}.")])',
+    'client.chat.completions.create(messages=[{"role": "developer", "content": f"You are Harbor, the support bot. Session {sid}."}])',
+    'client.messages.create(system=[{"type": "text", "text": f"You are Harbor, the support bot. Session {sid}."}])',
+])
+def test_python_sinks_that_send_a_system_prompt(call: str) -> None:
+    t = py(f'''
+        def send(client, sid):
+            return {call}
+    ''')
+    assert [s.expr.source for s in slots(t)] == ["sid"]
+
+
+def test_python_long_instruction_text_is_a_prompt_without_a_name() -> None:
+    t = py('''
+        from datetime import datetime
+        def make_guide():
+            guide = f"""You are Mentor, a tutoring assistant for mathematics.
+        Current time: {datetime.now():%H:%M}
+        Always ask the student to try a step before you show it.
+        Never give the final answer to a homework problem outright.
+        Use plain language and define every symbol the first time you use it.
+        """
+            return guide
+    ''')
+    assert [s.expr.format_spec for s in slots(t)] == ["%H:%M"]
+
+
+def test_python_docstrings_and_short_strings_are_not_prompts() -> None:
+    t = py('''
+        """You are reading the docs of this module.
+        Always read them. Never skip them.
+        You should read every line of it, twice, and then read it again to be sure.
+        This docstring is long enough to look like instructions to a model.
+        """
+        system = "linux"
+        user_prompt = f"Question: {q}"
+    ''')
+    assert t.prompts == []
+
+
+def test_python_config_prompt_names() -> None:
+    source = '''
+        def charter(team):
+            TEAM_CHARTER = f"Team {team.lead} owns billing and its on-call rotation."
+            return TEAM_CHARTER
+    '''
+    assert py(source).prompts == []
+    assert [s.expr.source for s in slots(py(source, ("*_charter",)))] == ["team.lead"]
+
+
+def test_python_several_prompts_in_source_order_and_merged_duplicates() -> None:
+    t = py('''
+        def planner_prompt(user):
+            return f"You are Planner. You plan the week of {user.full_name} carefully."
+        SUMMARY_PROMPT = "You summarise conversations for the weekly digest."
+        def send(client, user):
+            client.messages.create(system=planner_prompt(user))
+    ''')
+    assert [p.name for p in t.prompts] == ["planner_prompt()", "SUMMARY_PROMPT"]
+
+
+def test_python_shell_file_and_environment_reads_are_named_by_what_they_read() -> None:
+    t = py('''
+        import os, subprocess
+        from pathlib import Path
+        def build_system_prompt():
+            return (f"You are Patch, a review agent. {subprocess.check_output(['git', 'status'])} "
+                    f"{Path('MEMORY.md').read_text()} {os.environ.get('SHELL')} {os.getenv('COMPANY')}")
+    ''')
+    assert [s.expr.path for s in slots(t)] == [("git_status",), ("MEMORY",), ("SHELL",), ("COMPANY",)]
+
+
+def test_python_syntax_error_is_a_load_error_with_its_line() -> None:
+    from promptlint.loaders import LoadError
+
+    with pytest.raises(LoadError) as info:
+        py("def broken(:\n    pass\n")
+    assert info.value.line == 1
+
+
+def test_python_positions_count_characters_not_bytes() -> None:
+    t = py('SYSTEM_PROMPT = f"Vous êtes Atlas, l\'assistant — heure : {now()}."\n')
+    (slot,) = slots(t)
+    assert t.source[slot.span.start : slot.span.end] == "now()"
+
+
+# --------------------------------------------------------------------------- TypeScript / JavaScript
+
+
+def test_ts_template_literal_concat_and_positions() -> None:
+    t = ts('''
+        const AGENT = "Nova";
+        export const SYSTEM_PROMPT = `You are ${AGENT}, an assistant. Time: ${new Date().toISOString()}` + "\\n" + "Be brief.";
+    ''')
+    assert rendered(t) == "You are Nova, an assistant. Time: {new Date().toISOString()}\nBe brief."
+    (slot,) = slots(t)
+    assert at(t, slot)[0] == 3 and "toISOString" in slot.expr.calls
+    assert t.source[slot.span.start : slot.span.end] == "new Date().toISOString()"
+
+
+def test_ts_push_sequence_loop_and_join() -> None:
+    t = ts('''
+        export function buildSystemPrompt(user: User, tools: Record<string, Tool>): string {
+          const lines: string[] = [];
+          lines.push(`You are Nova, the channel assistant.`, `Speaker: ${user.displayName}`);
+          for (const [name, tool] of Object.entries(tools)) {
+            lines.push(`- ${name}: ${tool.description}`);
+          }
+          lines.unshift("# Header");
+          return lines.join("\\n");
+        }
+    ''')
+    assert rendered(t) == ("# Header\nYou are Nova, the channel assistant.\nSpeaker: {user.displayName}\n"
+                           "[for:- {name}: {tool.description}\n]")
+    (loop,) = t.prompts[0].blocks()
+    assert loop.expr is not None and "entries" in loop.expr.calls and loop.loop_vars == ("name", "tool")
+
+
+def test_ts_map_over_keys_sorted_or_not() -> None:
+    unsorted = ts('''
+        export const buildPrompt = (tools) => "You are Atlas, with tools:\\n" + Object.keys(tools).map((k) => `- ${k}`).join("\\n");
+    ''')
+    (loop,) = unsorted.prompts[0].blocks()
+    assert not loop.sorted and "keys" in loop.expr.calls  # type: ignore[union-attr]
+    ordered = ts('''
+        export const buildPrompt = (tools) => "You are Atlas, with tools:\\n" +
+          Object.keys(tools).sort((a, b) => a.localeCompare(b)).map((k) => `- ${k}`).join("\\n");
+    ''')
+    assert all(b.sorted for b in ordered.prompts[0].blocks())
+
+
+def test_ts_plus_equals_string_raw_and_dedent_tag() -> None:
+    t = ts('''
+        import dedent from "dedent";
+        let prompt = String.raw`You are Shell on C:\\Users\\dev, a terminal agent.`;
+        prompt += dedent`
+            Always quote paths.
+            Platform: ${os.platform()}`;
+    ''')
+    text = rendered(t)
+    assert text.startswith("You are Shell on C:\\Users\\dev, a terminal agent.")
+    assert "\nAlways quote paths.\nPlatform: {os.platform()}" in text
+
+
+@pytest.mark.parametrize("expression, spec", [
+    ("new Date().toISOString().slice(0, 10)", "%Y-%m-%d"),
+    ("new Date().toISOString().split('T')[0]", "%Y-%m-%d"),
+    ("new Date().toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })", "%H:%M"),
+    ("new Intl.DateTimeFormat('en', { dateStyle: 'full' }).format(new Date())", "%Y-%m-%d"),
+    ("dayjs().format('YYYY-MM-DD HH:mm')", "YYYY-MM-DD HH:mm"),
+    ("format(new Date(), 'yyyy-MM-dd')", "YYYY-MM-DD"),
+])
+def test_ts_clock_precision_is_read_from_the_expression(expression: str, spec: str) -> None:
+    t = ts(f'export const SYSTEM_PROMPT = `You are Herald, a newsroom assistant. Today: ${{{expression}}}`;\n')
+    (slot,) = slots(t)
+    assert slot.expr.format_spec == spec
+
+
+def test_ts_sinks_roles_keys_class_fields_and_tsx() -> None:
+    t = ts('''
+        export async function ask(client, user, q) {
+          return client.chat.completions.create({
+            messages: [
+              { role: "system", content: `You are Harbor, the support bot, helping ${user.name}.` },
+              { role: "user", content: `${q} at ${new Date().toISOString()}` },
+            ],
+          });
+        }
+        class Bot { readonly instructions = `You are Bot, a helpful assistant for ${team.name}.`; }
+    ''')
+    assert sorted(s.expr.source for s in slots(t)) == ["team.name", "user.name"]
+    tsx = ts('''
+        export function Panel({ profile }) {
+          const systemPrompt = `You are Concierge, the account assistant of ${profile.email}.`;
+          return <Chat system={systemPrompt} />;
+        }
+    ''', path="panel.tsx")
+    assert [s.expr.source for s in slots(tsx)] == ["profile.email"]
+
+
+def test_js_memoised_module_const_logging_and_shell() -> None:
+    t = ts('''
+        const memoize = require("lodash/memoize");
+        const { execSync } = require("child_process");
+        const BOOT = new Date().toISOString();
+        const getSystemPrompt = memoize(() => `You are Relay, a release agent. Boot ${BOOT}. Now ${Date.now()}. Git: ${execSync("git status")}.`);
+        console.log(`built ${new Date()}`);
+    ''', path="agent.cjs")
+    boot, now, git = slots(t)
+    assert boot.expr.pinned and now.expr.pinned and git.expr.path == ("git_status",)
+
+
+def test_ts_process_env_reads_the_variable_name() -> None:
+    t = ts('export const SYSTEM_PROMPT = `You are Atlas, deployed as ${process.env.COMPANY_NAME} on ${process.env.SHELL}`;\n')
+    assert [s.expr.path for s in slots(t)] == [("COMPANY_NAME",), ("SHELL",)]
+
+
+def test_ts_positions_count_characters_not_bytes() -> None:
+    t = ts('export const SYSTEM_PROMPT = `Vous êtes Atlas — l’assistant ; heure : ${now()}`;\n')
+    (slot,) = slots(t)
+    assert t.source[slot.span.start : slot.span.end] == "now()"
+
+
+def test_checking_python_does_not_import_tree_sitter(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "agent.py"
+    target.write_text('SYSTEM_PROMPT = f"You are Atlas, a coding agent. Now: {now()}"\n')
+    code = ("import sys; from promptlint.api import check_paths; check_paths([sys.argv[1]]); "
+            "print('tree_sitter' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
