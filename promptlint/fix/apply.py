@@ -75,7 +75,7 @@ def fix_file(
     try:
         original_bytes = read_bytes(path)
         config = config_for_file(path, config, model=model, provider=provider)
-        template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax), config.prompt_names)
+        template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax), prompt_names=config.prompt_names)
         plan = plan_fix(template, config, unsafe)
     except ConfigError as exc:
         return FixResult(path, error=str(exc))
