@@ -128,23 +128,6 @@ def prices(provider: str, model: str, config_prices: Mapping[str, Any] | None = 
     )
 
 
-def _rendered(kind: str, body: Mapping[str, Any]) -> Any:
-    """The body in render order as ``kind`` (the probe knows the API; the shape may not say)."""
-    wanted = _KINDS[kind]
-    try:
-        rendered = requestbody.render(body)
-    except requestbody.RequestError:
-        rendered = None
-    if rendered is not None and rendered.kind == wanted:
-        return rendered
-    provider = registry.renderer_of(wanted)
-    builder = requestbody.Builder(())
-    provider.renderers[wanted](builder, body)
-    model = body.get("model")
-    return requestbody.Rendered(wanted, provider.name, str(model) if model else None, tuple(builder.chunks),
-                                builder.auto_marker)
-
-
 def predict(
     kind: str,
     provider: str,
@@ -163,7 +146,7 @@ def predict(
     prepared = []
     try:
         for body, time in zip(bodies, times, strict=True):
-            rendered = _rendered(kind, body)
+            rendered = requestbody.render_as(_KINDS[kind], body)
             ids, ends = tokenizer.request(rendered)
             key = body.get("prompt_cache_key")
             entry = LogEntry(line=0, body=body, rendered=rendered, time=time,

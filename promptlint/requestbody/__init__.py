@@ -43,7 +43,7 @@ from promptlint.requestbody.blocks import (
     schema_property_orders,
     without,
 )
-from promptlint.requestbody.files import RequestFile, load, load_cached, render
+from promptlint.requestbody.files import RequestFile, load, load_cached, render, render_as
 from promptlint.requestbody.jsonspans import (
     JsonPath,
     RequestError,
@@ -88,6 +88,7 @@ __all__ = [
     "load_cached",
     "parse",
     "render",
+    "render_as",
     "scan",
     "schema_property_orders",
     "strictly_increasing_ends",

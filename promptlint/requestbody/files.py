@@ -28,6 +28,26 @@ def render(body: Any, *, index: int = 0, base: JsonPath = ()) -> Rendered:
     return Rendered(kind, provider.name, name, chunks, builder.auto_marker, index, base)
 
 
+def render_as(kind: str, body: Any) -> Rendered:
+    """A body's blocks in the render order of API ``kind`` (``openai-chat``,
+    ``openai-responses``, ``anthropic``), whatever its keys suggest: a caller that knows the
+    endpoint (a probe, a test server) knows better than :func:`detect` (an Anthropic body
+    with no ``system`` and a non-Claude model looks like Chat)."""
+    try:
+        rendered = render(body)
+    except RequestError:
+        rendered = None
+    if rendered is not None and rendered.kind == kind:
+        return rendered
+    from promptlint.providers import registry
+
+    provider = registry.renderer_of(kind)
+    builder = Builder(())
+    provider.renderers[kind](builder, body)
+    model = body.get("model")
+    return Rendered(kind, provider.name, str(model) if model else None, tuple(builder.chunks), builder.auto_marker)
+
+
 @dataclass
 class RequestFile:
     source: str

@@ -45,7 +45,6 @@ from typing import Any, Self
 from promptlint import providers as provider_table
 from promptlint import requestbody
 from promptlint.core import tokens as token_counter
-from promptlint.providers import registry
 from promptlint.providers.base import CacheModelError
 from promptlint.replay import analysis as replay_analysis
 from promptlint.replay.divergence import Prepared as ReplayPrepared
@@ -91,27 +90,6 @@ def decode(ids: Sequence[int]) -> str:
     return token_counter.get_encoding("o200k_base").decode(list(ids))
 
 
-def _render(kind: str, body: Mapping[str, Any]) -> Any:
-    """The body in render order, rendered as ``kind`` whatever its keys suggest.
-
-    ``requestbody.render`` guesses the API from the body; the server knows it from the path
-    (an Anthropic body with no ``system``, no markers and a non-Claude model looks like Chat).
-    """
-    wanted = _KINDS[kind]
-    try:
-        rendered = requestbody.render(body)
-    except requestbody.RequestError:
-        rendered = None
-    if rendered is not None and rendered.kind == wanted:
-        return rendered
-    provider = registry.renderer_of(wanted)
-    builder = requestbody.Builder(())
-    provider.renderers[wanted](builder, body)
-    model = body.get("model")
-    return requestbody.Rendered(wanted, provider.name, str(model) if model else None, tuple(builder.chunks),
-                                builder.auto_marker)
-
-
 def prepare(
     kind: str,
     cache_provider: str,
@@ -123,7 +101,7 @@ def prepare(
 ) -> Prepared:
     """Render, tokenise and turn ``body`` into a simulator request (the replay path)."""
     try:
-        rendered = _render(kind, body)
+        rendered = requestbody.render_as(_KINDS[kind], body)
         ids, ends = requestbody.ChunkTokenizer("o200k_base").request(rendered)
     except (requestbody.RequestError, TypeError, AttributeError) as exc:
         raise SimulatorRejected(f"cannot render the request: {exc}") from None
