@@ -6,25 +6,14 @@ results). A language's reader supplies the node-reading hooks (``span``, ``text`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from promptlint.core.ir import Block, Expr, Slot, Span, Text
 from promptlint.loaders.code import (
-    Each,
-    Facts,
-    Item,
-    Lst,
-    Opaque,
-    Prompt,
-    Str,
-    Value,
-    contents,
-    grown_since,
-    is_prompt_name,
-    join,
-    segments_of,
-    wrap_tail,
+    Each, Facts, Item, Lst, Opaque, Prompt, Str, Value, contents, grown_since, is_prompt_name,
+    join, literal_text, segments_of, wrap_tail,
 )
 
 
@@ -193,3 +182,23 @@ def pin(facts: Facts, ctx: Ctx, memo_label: str) -> None:
             facts.pinned = "computed once per process, at import (a module-level value)"
         elif ctx.memoised and not any(p and p[0] in ctx.params for p in facts.paths):
             facts.pinned = f"computed once per process ({memo_label.format(ctx.memoised)} builder)"
+
+
+def bound_facts(facts: Facts, path: tuple[str, ...], lookup: Callable[[str], Value | None]) -> bool:
+    """What the value bound to ``path``'s longest bound prefix says of it; False when
+    nothing is bound, or the value says nothing (a list, a string with slots)."""
+    for size in range(len(path), 0, -1):
+        bound = lookup(".".join(path[:size]))
+        if bound is None:
+            continue
+        if isinstance(bound, Opaque):
+            facts.merge(bound.expr)
+            if size < len(path):
+                facts.paths.insert(0, path)
+            return True
+        text = literal_text(bound)
+        if text is not None:
+            facts.literals.append(text)
+            return True
+        break
+    return False

@@ -8,10 +8,7 @@ import ast
 from promptlint.core.ir import Expr, Span
 from promptlint.loaders.base import LoadError
 from promptlint.loaders.code import (
-    Item,
-    Prompt,
-    Str,
-    Value,
+    Item, Prompt, Str, Value,
 )
 from promptlint.loaders.code.python.nodes import _key, _sorts
 from promptlint.loaders.code.reader import Ctx, Reader

@@ -9,8 +9,7 @@ from dataclasses import replace
 
 from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Text
 from promptlint.loaders.code import (
-    Opaque,
-    Str,
+    Opaque, Str,
 )
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.reader import Ctx

@@ -8,30 +8,15 @@ import re
 
 from promptlint.core.ir import Expr
 from promptlint.loaders.code import (
-    FILE_READ_CALLEES,
-    ISO_METHODS,
-    MAX_HELPER_DEPTH,
-    Facts,
-    Opaque,
-    Value,
-    file_name_path,
-    iso_prefix_format,
-    literal_text,
-    shell_command_name,
+    FILE_READ_CALLEES, ISO_METHODS, MAX_HELPER_DEPTH, Facts, Opaque, Value, file_name_path,
+    iso_prefix_format, literal_text, shell_command_name,
 )
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.nodes import (
-    _QUIET_MODULES,
-    _SHELL_ANY_BASE,
-    _SHELL_MODULE_CALLS,
-    _base_name,
-    _callee,
-    _command,
-    _constants,
-    _params,
-    _path,
+    _QUIET_MODULES, _SHELL_ANY_BASE, _SHELL_MODULE_CALLS, _base_name, _callee, _command,
+    _constants, _params, _path,
 )
-from promptlint.loaders.code.reader import Ctx, merge_value, pin
+from promptlint.loaders.code.reader import Ctx, bound_facts, merge_value, pin
 
 
 class Helpers(PythonBase):
@@ -116,20 +101,8 @@ class Helpers(PythonBase):
             facts.paths.append(path[2:])
             return
         head = path[0]
-        for size in range(len(path), 0, -1):
-            bound = self.lookup(".".join(path[:size]), node, ctx)
-            if bound is None:
-                continue
-            if isinstance(bound, Opaque):
-                facts.merge(bound.expr)
-                if size < len(path):
-                    facts.paths.insert(0, path)
-                return
-            text = literal_text(bound)
-            if text is not None:
-                facts.literals.append(text)
-                return
-            break
+        if bound_facts(facts, path, lambda k: self.lookup(k, node, ctx)):
+            return
         if head in self.functions:
             facts.calls.append(head)
             return

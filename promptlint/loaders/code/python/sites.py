@@ -8,24 +8,12 @@ from collections.abc import Iterator
 
 from promptlint.core.ir import Span, Text
 from promptlint.loaders.code import (
-    DEDENT_CALLEES,
-    LOGGING_CALLEES,
-    OTHER_TURN_CALLEES,
-    SYSTEM_CALLEES,
-    SYSTEM_ROLES,
-    Lst,
-    Value,
-    is_sink_key,
-    join,
-    looks_like_instructions,
+    DEDENT_CALLEES, LOGGING_CALLEES, OTHER_TURN_CALLEES, SYSTEM_CALLEES, SYSTEM_ROLES, Lst,
+    Value, is_sink_key, join, looks_like_instructions,
 )
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.nodes import (
-    _SKIPPED_KEYWORDS,
-    _base_name,
-    _callee,
-    _dict_get,
-    _target_name,
+    _SKIPPED_KEYWORDS, _base_name, _callee, _dict_get, _target_name,
 )
 from promptlint.loaders.code.reader import Ctx
 

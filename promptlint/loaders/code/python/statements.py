@@ -8,19 +8,11 @@ from dataclasses import replace
 
 from promptlint.core.ir import Expr, Span
 from promptlint.loaders.code import (
-    Each,
-    Item,
-    Lst,
-    Opaque,
-    Value,
-    as_list,
-    concat,
-    is_prompt_name,
+    Each, Item, Lst, Opaque, Value, as_list, concat, is_prompt_name,
 )
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.nodes import (
-    _key,
-    _names,
+    _key, _names,
 )
 from promptlint.loaders.code.reader import Ctx
 

@@ -8,27 +8,12 @@ from dataclasses import replace
 
 from promptlint.core.ir import Block, Expr, Segment, Slot, Text
 from promptlint.loaders.code import (
-    DEDENT_CALLEES,
-    Item,
-    Lst,
-    Opaque,
-    Str,
-    Value,
-    as_list,
-    cleandoc,
-    concat,
-    dedent,
-    is_prompt_name,
-    join,
-    literal_text,
-    segments_of,
-    strip,
+    DEDENT_CALLEES, Item, Lst, Opaque, Str, Value, as_list, cleandoc, concat, dedent,
+    is_prompt_name, join, literal_text, segments_of, strip,
 )
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.nodes import (
-    _PASS_THROUGH_METHODS,
-    _callee,
-    _key,
+    _PASS_THROUGH_METHODS, _callee, _key,
 )
 from promptlint.loaders.code.reader import Ctx
 

@@ -19,12 +19,7 @@ from promptlint.loaders.code.reader import Ctx
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.helpers import Helpers
 from promptlint.loaders.code.typescript.nodes import (
-    _FUNCTIONS,
-    _MEMO_CALLEES,
-    Node,
-    _callee,
-    _params,
-    _unwrap,
+    _FUNCTIONS, _MEMO_CALLEES, Node, _callee, _params, _unwrap,
 )
 from promptlint.loaders.code.typescript.sites import Sites
 from promptlint.loaders.code.typescript.statements import Statements

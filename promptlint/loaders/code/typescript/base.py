@@ -5,17 +5,11 @@ from __future__ import annotations
 
 from promptlint.core.ir import Expr, Span
 from promptlint.loaders.code import (
-    Prompt,
-    Value,
+    Prompt, Value,
 )
 from promptlint.loaders.code.reader import Ctx, Reader
 from promptlint.loaders.code.typescript.nodes import (
-    _WRAPPERS,
-    Node,
-    _sorts,
-    _unescape,
-    _unwrap,
-    parse,
+    _WRAPPERS, Node, _sorts, _unescape, _unwrap, parse,
 )
 
 

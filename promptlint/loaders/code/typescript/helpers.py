@@ -5,34 +5,14 @@ from __future__ import annotations
 
 from promptlint.core.ir import Expr
 from promptlint.loaders.code import (
-    FILE_READ_CALLEES,
-    ISO_METHODS,
-    MAX_HELPER_DEPTH,
-    SHELL_CALLEES,
-    Facts,
-    Opaque,
-    Value,
-    date_fns_format,
-    file_name_path,
-    intl_format,
-    iso_prefix_format,
-    literal_text,
-    shell_command_name,
+    FILE_READ_CALLEES, ISO_METHODS, MAX_HELPER_DEPTH, SHELL_CALLEES, Facts, Opaque, Value,
+    date_fns_format, file_name_path, intl_format, iso_prefix_format, shell_command_name,
 )
-from promptlint.loaders.code.reader import Ctx, merge_value, pin
+from promptlint.loaders.code.reader import Ctx, bound_facts, merge_value, pin
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.nodes import (
-    _FORMAT_METHODS,
-    _FUNCTIONS,
-    _QUIET_GLOBALS,
-    _TEMPLATE_SUBSTITUTION,
-    _UNTELLING_METHODS,
-    Node,
-    _callee,
-    _defaults,
-    _params,
-    _path,
-    _unwrap,
+    _FORMAT_METHODS, _FUNCTIONS, _QUIET_GLOBALS, _TEMPLATE_SUBSTITUTION, _UNTELLING_METHODS,
+    Node, _callee, _defaults, _params, _path, _unwrap,
 )
 
 
@@ -101,21 +81,8 @@ class Helpers(TsBase):
         if path[:3] == ("import", "meta", "env") and len(path) > 3:
             facts.paths.append(path[3:])
             return True
-        for size in range(len(path), 0, -1):
-            key = ".".join(path[:size])
-            bound = self.lookup(key, ctx)
-            if bound is None:
-                continue
-            if isinstance(bound, Opaque):
-                facts.merge(bound.expr)
-                if size < len(path):
-                    facts.paths.insert(0, path)
-                return True
-            text = literal_text(bound)
-            if text is not None:
-                facts.literals.append(text)
-                return True
-            break
+        if bound_facts(facts, path, lambda k: self.lookup(k, ctx)):
+            return True
         if path[0] in self.functions:
             facts.calls.append(path[0])
             return True

@@ -7,27 +7,13 @@ from collections.abc import Iterator
 
 from promptlint.core.ir import Span, Text
 from promptlint.loaders.code import (
-    LOGGING_CALLEES,
-    OTHER_TURN_CALLEES,
-    SYSTEM_CALLEES,
-    SYSTEM_ROLES,
-    Lst,
-    Value,
-    is_sink_key,
-    join,
-    looks_like_instructions,
+    LOGGING_CALLEES, OTHER_TURN_CALLEES, SYSTEM_CALLEES, SYSTEM_ROLES, Lst, Value, is_sink_key,
+    join, looks_like_instructions,
 )
 from promptlint.loaders.code.reader import Ctx
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.nodes import (
-    _FUNCTIONS,
-    _PASS_THROUGH_METHODS,
-    _STRIP_METHODS,
-    _WRAPPERS,
-    Node,
-    _callee,
-    _pair,
-    _unwrap,
+    _FUNCTIONS, _PASS_THROUGH_METHODS, _STRIP_METHODS, _WRAPPERS, Node, _callee, _pair, _unwrap,
 )
 
 

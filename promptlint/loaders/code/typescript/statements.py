@@ -7,24 +7,12 @@ from dataclasses import replace
 
 from promptlint.core.ir import Expr, Span
 from promptlint.loaders.code import (
-    Each,
-    Item,
-    Lst,
-    Opaque,
-    Value,
-    as_list,
-    concat,
-    is_prompt_name,
+    Each, Item, Lst, Opaque, Value, as_list, concat, is_prompt_name,
 )
 from promptlint.loaders.code.reader import Ctx
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.nodes import (
-    _FUNCTIONS,
-    _SORT_METHODS,
-    Node,
-    _pattern_names,
-    _sorts,
-    _unwrap,
+    _FUNCTIONS, _SORT_METHODS, Node, _pattern_names, _sorts, _unwrap,
 )
 
 

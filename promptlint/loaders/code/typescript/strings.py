@@ -5,34 +5,14 @@ from __future__ import annotations
 
 from promptlint.core.ir import Block, Segment, Slot, Text
 from promptlint.loaders.code import (
-    DEDENT_CALLEES,
-    Each,
-    Item,
-    Lst,
-    Opaque,
-    Str,
-    Value,
-    as_list,
-    concat,
-    dedent,
-    join,
-    literal_text,
-    segments_of,
-    strip,
+    DEDENT_CALLEES, Each, Item, Lst, Opaque, Str, Value, as_list, concat, dedent, join,
+    literal_text, segments_of, strip,
 )
 from promptlint.loaders.code.reader import Ctx
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.nodes import (
-    _FUNCTIONS,
-    _LIST_METHODS,
-    _PASS_THROUGH_METHODS,
-    _STRIP_METHODS,
-    _TEMPLATE_SUBSTITUTION,
-    _WRAPPERS,
-    Node,
-    _params,
-    _unescape,
-    _unwrap,
+    _FUNCTIONS, _LIST_METHODS, _PASS_THROUGH_METHODS, _STRIP_METHODS, _TEMPLATE_SUBSTITUTION,
+    _WRAPPERS, Node, _params, _unescape, _unwrap,
 )
 
 
