@@ -85,16 +85,17 @@ from promptlint.loaders.code.values import (
 )
 from promptlint.loaders.code.volatility import (
     FILE_READ_CALLEES,
-    Facts,
     ISO_METHODS,
     SHELL_BASES,
     SHELL_CALLEES,
+    Facts,
     date_fns_format,
     file_name_path,
     intl_format,
     iso_prefix_format,
     shell_command_name,
 )
+
 
 def load_code(loader: Callable[..., Template], path: str, text: str, prompt_names: tuple[str, ...]) -> Template:
     """Run a code reader (``python.load`` or a TypeScript/JavaScript one) with config's names.

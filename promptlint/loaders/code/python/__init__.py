@@ -1,0 +1,81 @@
+"""Python prompt builders, read through the standard ``ast`` (never imported or run).
+
+Read: string constants, f-strings (with their format specs), ``.format(...)``, ``%``
+formatting, ``+`` concatenation, ``sep.join([...])`` and ``sep.join(parts)`` of a list
+built by ``append``/``extend``/``insert``/``+=`` (in statement order, loops and branches
+kept as blocks), generator expressions, ``textwrap.dedent``/``inspect.cleandoc`` and
+``.strip()``. Names are followed through assignments of the same scope, module constants
+and class attributes, and helper functions of the module (two calls deep). See
+:mod:`promptlint.loaders.code` for which strings are prompts.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from promptlint.core.ir import Template
+from promptlint.loaders.code import build_template, is_prompt_name, may_hold_prompt
+from promptlint.loaders.code.python.base import PythonBase
+from promptlint.loaders.code.python.formats import Formats
+from promptlint.loaders.code.python.helpers import Helpers
+from promptlint.loaders.code.python.nodes import _COMPOUND, _memo_decorator, _params
+from promptlint.loaders.code.python.sites import Sites
+from promptlint.loaders.code.python.statements import Statements
+from promptlint.loaders.code.python.strings import Strings
+from promptlint.loaders.code.reader import Ctx
+
+__all__ = ["load"]
+
+
+class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
+    def read(self) -> Template:
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+                if isinstance(node, ast.ClassDef) and isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                    self.owner[id(child)] = node
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions[stmt.name] = stmt
+            elif isinstance(stmt, ast.ClassDef):
+                for item in stmt.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        self.methods.setdefault(item.name, item)
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                memo = _memo_decorator(node)
+                if memo:
+                    self.memoised[id(node)] = memo
+        self.run(self.tree.body, self.module)
+        self.finish(self.module)
+        data = self.source.encode("utf-8")
+        byte_lines = [0]
+        for line in self._lines:
+            byte_lines.append(byte_lines[-1] + len(line.encode("utf-8")) + 1)
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                # A function whose text holds no prompt word sends no prompt itself (it is
+                # still followed when a prompt calls it): not walked.
+                start = byte_lines[node.lineno - 1] + node.col_offset
+                end = byte_lines[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0)
+                owner = self.owner.get(id(node))
+                if may_hold_prompt(data[start:end], self.prompt_names) or (
+                        owner is not None and is_prompt_name(owner.name, self.prompt_names)):
+                    self.read_function(node)
+        template = build_template(self.path, "python", self.source, self.prompts)
+        template.statements = [(n.lineno, n.end_lineno) for n in ast.walk(self.tree)
+                               if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND)
+                               and n.end_lineno is not None and n.end_lineno > n.lineno]
+        return template
+
+    def read_function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        owner = self.owner.get(id(fn))
+        ctx = Ctx(parent=self.module, params=_params(fn), memoised=self.memoised.get(id(fn)),
+                   names=(fn.name,) + ((owner.name,) if owner else ()), stack=(fn.name,))
+        self.run(fn.body, ctx)
+        self.finish(ctx)
+
+
+def load(path: str, source: str, prompt_names: tuple[str, ...] = ()) -> Template:
+    """The prompts a Python module builds (see :mod:`promptlint.loaders.code`)."""
+    return _Reader(path, source, prompt_names).read()
