@@ -1,0 +1,210 @@
+"""What the words of a variable path say: ``user.name`` is identity, ``cwd`` environment,
+``session_start`` a pinned clock; and which words mean a fixed value or a sorted list."""
+
+from __future__ import annotations
+
+import re
+
+# ---------------------------------------------------------------------------------------
+# Words of a name
+
+
+def words(name: str) -> list[str]:
+    """``CURRENT_DATETIME`` → [current, datetime]; ``workPath`` → [work, path]."""
+    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", name) if w]
+
+
+# Precision ranks, finest first.
+
+# ---------------------------------------------------------------------------------------
+# Name tables: word → (kind, frequency)
+
+_NAME_WORDS: dict[str, tuple[str, str]] = {}
+
+
+def _register(kind: str, frequency: str, names: str) -> None:
+    for name in names.split():
+        _NAME_WORDS[name] = (kind, frequency)
+
+
+_register("timestamp", "per-request", "now time datetime timestamp clock ts utcnow currenttime currentdatetime")
+_register("timestamp", "per-day", "date today weekday dow yesterday tomorrow day")
+_register("identity", "per-session", "user username userid customer owner caller member person human profile "
+          "preferences prefs timezone tz locale location city room area account nickname "
+          "firstname lastname fullname displayname recipient sender operator patient student client "
+          "guest useremail signedin")
+_register("session-id", "per-request", "request requestid trace traceid span nonce uuid guid seed random rand "
+          "step turn counter iteration attempt correlation idempotency messageid")
+_register("session-id", "per-session", "session sessionid conversationid chatid threadid runid")
+_register("environment", "per-session", "cwd pwd workdir workspace workpath projectpath rootdir repopath os platform "
+          "shell hostname arch machine env environment editor ide terminal home homedir isgitrepo gitrepo "
+          "branch gitbranch nodeversion pythonversion sysinfo sandbox sandboxed contextfiles "
+          # folder trees and listings: stable within a session, different per project
+          "filetree dirlisting directorylisting directorystructure")
+_register("environment", "per-request", "gitstatus gitdiff recentfiles openfiles opentabs "
+          "activefile currentfile clipboard cursorposition visiblefiles")
+_register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
+          "retrieval rag search searchresults results sources citations knowledge kb similar query question "
+          "userquery userinput usermessage input articles hits matches entities entityindex devices "
+          "states")
+_register("memory", "per-request", "memory memories mem notes journal diary facts recall summary summaries "
+          "history chathistory conversation transcript scratchpad heartbeat activity recentactivity "
+          "recap learnings reflections dailynotes")
+_register("tool-order", "per-session", "tools tool toollist availabletools toolsummary tooldescriptions functions "
+          "extensions plugins mcp mcpservers servers skills capabilities integrations addons")
+
+# Calls of prompt builders in code (promptlint.loaders.code names a subprocess's output
+# `shell_output` and keeps the callee's own name otherwise).
+_register("session-id", "per-request", "uuid1 uuid4 nanoid ulid cuid")
+_register("environment", "per-session", "getcwd gethostname getuser uname")
+_register("environment", "per-request", "shelloutput commandoutput")
+_register("retrieval", "per-request", "retriever retrieve")
+
+# Multi-word names read as one, before the single words (`working_directory` → cwd).
+_PHRASES: list[tuple[tuple[str, ...], str]] = [
+    (("working", "dir"), "cwd"), (("working", "directory"), "cwd"), (("current", "directory"), "cwd"),
+    (("work", "path"), "workpath"), (("workspace", "path"), "workspace"), (("project", "path"), "projectpath"),
+    (("git", "status"), "gitstatus"), (("git", "diff"), "gitdiff"), (("recent", "files"), "recentfiles"), (("open", "files"), "openfiles"),
+    (("file", "tree"), "filetree"), (("directory", "listing"), "directorylisting"),
+    (("folder", "structure"), "filetree"), (("directory", "structure"), "filetree"), (("project", "structure"), "filetree"),
+    (("file", "structure"), "filetree"), (("folder", "tree"), "filetree"), (("directory", "tree"), "filetree"),
+    (("project", "tree"), "filetree"), (("dir", "tree"), "filetree"), (("repo", "tree"), "filetree"),
+    (("repository", "tree"), "filetree"), (("workspace", "tree"), "filetree"),
+    (("system", "info"), "sysinfo"), (("system", "information"), "sysinfo"), (("os", "info"), "sysinfo"),
+    (("platform", "info"), "sysinfo"), (("env", "info"), "sysinfo"), (("environment", "info"), "sysinfo"),
+    (("context", "files"), "contextfiles"), (("context", "file"), "contextfiles"), (("git", "changes"), "gitdiff"),
+    (("signed", "in"), "signedin"), (("logged", "in"), "signedin"), (("user", "email"), "useremail"),
+    (("first", "name"), "firstname"), (("last", "name"), "lastname"), (("full", "name"), "fullname"),
+    (("display", "name"), "displayname"), (("user", "name"), "username"),
+    (("session", "id"), "sessionid"), (("request", "id"), "requestid"), (("trace", "id"), "traceid"),
+    (("conversation", "id"), "conversationid"), (("chat", "id"), "chatid"), (("thread", "id"), "threadid"),
+    (("run", "id"), "runid"), (("message", "id"), "messageid"),
+    (("chat", "history"), "chathistory"), (("daily", "notes"), "dailynotes"), (("recent", "activity"), "recentactivity"),
+    (("available", "tools"), "availabletools"), (("tool", "summary"), "toolsummary"),
+    (("tool", "list"), "toollist"), (("mcp", "servers"), "mcpservers"), (("is", "git", "repo"), "isgitrepo"),
+    (("search", "results"), "searchresults"), (("user", "query"), "userquery"), (("user", "input"), "userinput"),
+    (("user", "message"), "usermessage"), (("current", "time"), "currenttime"),
+    (("current", "datetime"), "currentdatetime"), (("time", "zone"), "timezone"), (("entity", "index"), "entityindex"),
+    (("shell", "output"), "shelloutput"), (("command", "output"), "commandoutput"),
+]
+# Words that pin a clock to the start of a session or process.
+_PINNED = frozenset({"start", "started", "startup", "boot", "launched", "began", "begin", "created", "opened"})
+_PINNED_SCOPE = frozenset({"session", "process", "conversation", "chat", "run", "boot", "startup", "launch"})
+# Words that make a name stable however it continues (`agent_name`, `company_timezone`).
+_STABLE_ROOTS = frozenset({"agent", "assistant", "bot", "company", "product", "app", "brand", "org", "organization",
+                           "system", "policy", "cutoff", "knowledge_cutoff", "version", "model", "persona", "tenant"})
+# Words that make a value fixed wherever they appear (`knowledge_cutoff`, `policy_date`).
+_STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyright", "founded", "release",
+                           "released", "deadline", "birthday", "anniversary", "year", "month",
+                           # addresses of things are configuration, whatever they address
+                           "url", "uri", "link", "links", "endpoint", "homepage", "website"})
+# Calls and filters that put a collection in a fixed order.
+_SORTING = frozenset({"sort", "sorted", "dictsort", "tosorted", "sortby", "sort_by", "orderby", "localecompare"})
+# Words that say nothing on their own and defer to the rest of the path.
+_NEUTRAL = frozenset({"current", "the", "a", "an", "id", "name", "value", "str", "string", "text", "info", "data",
+                      "list", "block", "blocks", "content", "raw", "formatted", "fmt", "iso", "local", "utc", "at",
+                      "of", "for", "is", "has", "last", "latest", "all", "get", "my", "new", "full"})
+
+
+def _compound(ws: list[str]) -> list[str]:
+    """Join known phrases into single words, keeping order."""
+    out: list[str] = []
+    i = 0
+    while i < len(ws):
+        for phrase, joined in _PHRASES:
+            if tuple(ws[i : i + len(phrase)]) == phrase:
+                out.append(joined)
+                i += len(phrase)
+                break
+        else:
+            out.append(ws[i])
+            i += 1
+    return out
+
+
+def _is_pinned(path: tuple[str, ...]) -> bool:
+    """`session_started_at`, `process.boot_time`: a clock captured once per session."""
+    flat = [w for p in path for w in _compound(words(p))]
+    return bool(_PINNED.intersection(flat)) and bool(
+        _PINNED_SCOPE.intersection(flat) or {"at", "time", "timestamp", "date"}.intersection(flat)
+    )
+
+
+def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """(kind, frequency, the word it rests on) from a variable path, leaf first."""
+    parts = [_compound(words(p)) for p in path]
+    flat = [w for part in parts for w in part]
+    if not flat:
+        return None
+    if (parts[0] and parts[0][0] in _STABLE_ROOTS) or _STABLE_WORDS.intersection(flat):
+        return None
+    if _is_pinned(path):
+        return ("timestamp", "per-session", "_".join(flat))
+    # `scratchpad_id`, `trace.uuid`: an id of something per-request or per-session,
+    # unless it identifies a user (`user_id` is identity).
+    if len(flat) > 1 and flat[-1] in ("id", "uuid", "guid") and not any(
+        (_lookup(w) or ("",))[0] in ("identity", "session-id", "tool-order") for w in flat[:-1]
+    ):
+        scope = "per-session" if _PINNED_SCOPE.intersection(flat) else "per-request"
+        return ("session-id", scope, "_".join(flat))
+    # The leaf says most (`memory.last_modified` is memory, `user.timezone` identity),
+    # but a neutral leaf (`session.id`, `user.name`) defers to the parts before it. A weak
+    # word (`context`, `summary`) yields to a stronger one anywhere in the name
+    # (`platform_context` is the environment, `workspace_summary` too).
+    weak: tuple[str, str, str] | None = None
+    for index in range(len(parts) - 1, -1, -1):
+        part = parts[index]
+        for position in range(len(part) - 1, -1, -1):
+            word = part[position]
+            entry = _lookup(word)
+            if entry is None:
+                continue
+            kind, frequency = entry
+            if kind == "tool-order" and _names_one_tool(parts, index, position):
+                continue  # `toolRefs.read`, `BASH_TOOL_NAME`: a constant, not a list
+
+            if word in _WEAK_WORDS:
+                weak = weak or (kind, frequency, word)
+                continue
+            return (kind, frequency, word)
+    return weak
+
+
+# Words that name a kind of content so general that a more specific word in the same name
+# decides (`platform_context`, `memory_summary`, `project_info`).
+_WEAK_WORDS = frozenset({"context", "contexts", "summary", "summaries", "info", "results", "input"})
+# After a tool word: what makes the name a reference to one tool or a number, not a list
+# rendered in some order (`tool_name`, `toolRefs.read`, `TOOL_COUNT`).
+_ONE_TOOL = frozenset({"name", "ref", "refs", "id", "key", "label", "prefix", "alias", "type", "kind", "count",
+                       "length", "size", "number", "num", "total", "enabled", "index", "call", "calls", "choice",
+                       "result", "results", "output", "outputs", "schema", "use", "usage", "mode", "timeout",
+                       "limit", "limits"})
+# Leaves after a tool word that still mean the whole catalogue (`tools.list`, `tool_summary`).
+_CATALOGUE = frozenset({"list", "summary", "summaries", "descriptions", "description", "catalog", "catalogue",
+                        "inventory", "info", "docs", "text", "block", "all", "available", "section", "prompt",
+                        "definitions", "specs", "json", "formatted", "str", "string", "md", "markdown"})
+
+
+def _names_one_tool(parts: list[list[str]], index: int, position: int) -> bool:
+    """Whether the tool word at ``parts[index][position]`` is qualified into a reference to
+    one tool (`toolRefs.read`, `tools.bash`, `ToolNames.EDIT`, `READ_TOOL_NAME`) or a number."""
+    after = parts[index][position + 1 :] + [w for part in parts[index + 1 :] for w in part]
+    if any(w in _ONE_TOOL for w in after):
+        return True
+    # A member of a tool namespace: any further part that is not a catalogue word.
+    later = [w for part in parts[index + 1 :] for w in part]
+    return bool(later) and not all(w in _CATALOGUE or w in _NEUTRAL for w in later)
+
+
+def _lookup(word: str) -> tuple[str, str] | None:
+    """A word's (kind, frequency), trying the singular of a plural (`steps`, `sessions`)."""
+    if word in _NAME_WORDS:
+        return _NAME_WORDS[word]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        entry = _NAME_WORDS.get(word[:-1])
+        if entry is not None and entry[0] == "session-id":  # `steps`, `turns`, `sessions`
+            return entry
+    return None
+
+
