@@ -19,15 +19,6 @@ from promptlint.loaders.code.typescript.nodes import (
 class Strings(TsBase):
     # ----------------------------------------------------------------- expressions
 
-    def cooked(self, node: Node, raw: bool = False) -> str:
-        """The value of a string or template literal's text (substitutions left out)."""
-        out = []
-        for child in node.named_children:
-            if child.type == "string_fragment":
-                out.append(self.text(child))
-            elif child.type == "escape_sequence":
-                out.append(self.text(child) if raw else _unescape(self.text(child)))
-        return "".join(out)
 
     def eval(self, node: Node | None, ctx: Ctx) -> Value:
         if node is None:
