@@ -86,17 +86,12 @@ class Targets:
     explicit: Config | None = None
     #: One line per path or config that cannot be used (the run exits 2).
     errors: list[str] = field(default_factory=list)
-    #: Files (absolute paths) that are skipped quietly if they turn out not to be prompts
-    #: (a ``.json`` file that is no request body): found by a folder walk, or named by a hook.
+    #: Files (absolute paths) named by a hook that are skipped quietly if they turn out not
+    #: to be prompts (a ``.json`` file that is no request body). A folder walk needs none:
+    #: it keeps only the JSON files that are bodies by shape (``discovery.prompt_files``).
     candidates: set[str] = field(default_factory=set)
     #: Entries of walked folders that cannot be checked (a symlink loop, a FIFO): warnings.
     skipped: list[str] = field(default_factory=list)
-
-
-def expand(paths: Iterable[str], config: Config | None = None) -> tuple[list[str], list[str]]:
-    """Files to check from the given paths, and one error line per path that gives none."""
-    targets = _expand(paths, config, hook=False)
-    return targets.files, targets.errors
 
 
 def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
@@ -117,7 +112,6 @@ def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
             if not found:
                 errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
             files.extend(found)
-            targets.candidates.update(os.path.abspath(f) for f in found)
         elif os.path.exists(path):
             files.append(path)
             if hook:
