@@ -390,6 +390,40 @@ def _check_in_processes(
 
 
 
+def _drop_blocks_children_fill(project: Project, report: Report) -> None:
+    """An empty `{% block %}` of a base layout is judged by its name only while no checked
+    template fills it: a child that does is judged where the block renders (its own
+    content, in the layout's place), and the layout then says nothing of that block."""
+    from promptlint.core.analysis import renders_nothing
+    from promptlint.project import resolve_include
+
+    filled: dict[str, set[str]] = {}
+    for child in project.files:
+        if not child.has_includes or child.result is None:
+            continue
+        names = {b.target for b in child.template.blocks()
+                 if b.kind == "block" and b.target and not renders_nothing(b.body)}
+        for tag in child.template.walk():
+            if isinstance(tag, Tag) and tag.tag == "extends" and names:
+                parent = resolve_include(child, tag)
+                if parent is not None:
+                    filled.setdefault(str(parent), set()).update(str(n) for n in names)
+    if not filled:
+        return
+    for result in report.files:
+        wanted = filled.get(os.path.realpath(result.path))
+        checked = project.is_checked(result.path) if wanted else None
+        if checked is None or wanted is None:
+            continue
+        template = checked.template
+        places = set()
+        for block in template.blocks():
+            if block.kind == "block" and block.target in wanted and renders_nothing(block.body):
+                where = template.position(block.open.start)
+                places.add((where.line, where.column))
+        result.findings = [f for f in result.findings if (f.line, f.column) not in places]
+
+
 def _check_project(project: Project, report: Report) -> None:
     """Rules that read several files: findings land in the file they point at. An include
     that cannot be followed is said, since its content goes unchecked."""
@@ -403,6 +437,7 @@ def _check_project(project: Project, report: Report) -> None:
                 if problem is not None:
                     where = includer.template.position(tag.span.start)
                     report.warnings.append(f"{includer.path}:{where.line}:{where.column}: {tag.tag} {problem}")
+    _drop_blocks_children_fill(project, report)
     for rule in rules():
         # --select/--ignore apply to the run: a rule no checked file enables reports nothing,
         # also on files that were not checked themselves (a workspace config).

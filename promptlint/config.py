@@ -20,7 +20,7 @@ from promptlint.core.volatility import FREQUENCIES, KINDS, Overrides
 
 DEFAULT_INCLUDE: tuple[str, ...] = (
     "*.md", "*.markdown", "*.mdx", "*.txt", "*.prompt", "*.j2", "*.jinja", "*.jinja2",
-    "*.mustache", "*.hbs", "*.handlebars", "*.fmt", "*.tmpl",
+    "*.mustache", "*.hbs", "*.handlebars", "*.gotmpl", "*.fmt", "*.tmpl",
     "*.json",  # request bodies only: other JSON is skipped by shape (discovery.py)
     # Prompt builders in code: files that build no prompt are skipped unread (discovery.py).
     "*.py", "*.ts", "*.tsx", "*.mts", "*.cts", "*.js", "*.jsx", "*.mjs", "*.cjs",
@@ -263,6 +263,8 @@ def role_for(path: str, config: Config) -> tuple[str, str | None]:
             return config.role[pattern], f"config [role] {pattern!r} in {config.path.name}"
     name = PurePath(path).name.lower()
     suffix = PurePath(path).suffix.lower()
+    if suffix == ".json":
+        return "system", None  # a request body says each message's role itself
     parts = name.split(".")
     # `qa.user.j2`: the role may be an inner suffix.
     for candidate in [parts[0]] + [".".join(parts[: i + 1]) for i in range(1, len(parts) - 1)]:

@@ -14,6 +14,7 @@ from typing import Any
 DEFAULT_FILENAMES = {
     "jinja": "system.j2",
     "mustache": "system.mustache",
+    "go": "system.gotmpl",
     "format": "system.fmt",
     "dollar": "system.tmpl",
     "markdown": "system.md",

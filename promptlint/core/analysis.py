@@ -18,6 +18,7 @@ from typing import Any
 
 from promptlint.core import tokens
 from promptlint.core.ir import RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
+from promptlint.core.names import words
 from promptlint.core.volatility import Overrides, Volatility, classify, order_can_change
 
 # Stable loops nested up to this depth render two items each (see `render`).
@@ -109,7 +110,9 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
     def visit(segments: list[Segment], bound: frozenset[str], depth: int) -> None:
         for seg in segments:
             if isinstance(seg, Slot):
-                if seg.expr.root in bound or (not seg.expr.path and "this" in bound and not seg.expr.calls):
+                if seg.expr.root in bound or (not seg.expr.path and "this" in bound and not seg.expr.calls) or (
+                        _ITEM_FIELDS in bound and seg.expr.path and not seg.expr.calls
+                        and not seg.expr.source.startswith(("../", "@root"))):
                     continue
                 judged = _judge_slot(seg, overrides)
                 if judged is not None:
@@ -123,7 +126,7 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
             elif isinstance(seg, Block):
                 if seg.kind not in RENDERED_BLOCKS:
                     continue
-                if seg.kind == "block" and seg.target and _renders_nothing(seg.body):
+                if seg.kind == "block" and seg.target and renders_nothing(seg.body):
                     found = _empty_block(seg, overrides)
                     if found is not None:
                         units.append(Unit(seg, found[0], found[1], depth))
@@ -138,7 +141,9 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                             # Sorting the outer loop does not order an inner one.
                             _inner_loops(seg.body, depth + 1)
                         continue
-                inner = bound | set(seg.loop_vars)
+                inner = set(bound) | set(seg.loop_vars)
+                if template.syntax == "mustache" and seg.kind in ("each", "section") and _lists_items(seg):
+                    inner.add(_ITEM_FIELDS)
                 visit(seg.body, frozenset(inner), depth + 1)
 
     def _inner_loops(segments: list[Segment], depth: int) -> None:
@@ -154,7 +159,25 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
     return units
 
 
-def _renders_nothing(body: list[Segment]) -> bool:
+# Bound inside a Mustache section over a list: a bare name (`{{question}}` in `{{#faq}}`)
+# is a field of the item, judged with the list it comes from.
+_ITEM_FIELDS = "\0item"
+# A section named like a flag renders its body once, in the outer context (`{{#show_time}}`).
+_FLAG_WORDS = frozenset({"is", "has", "show", "include", "enable", "enabled", "use", "with", "want", "needs",
+                         "can", "should", "allow", "hide", "no", "not"})
+
+
+def _lists_items(block: Block) -> bool:
+    """Whether a Mustache section or `#each` repeats its body per item of a list (its
+    names are the item's fields), rather than testing a flag."""
+    if block.kind == "each":
+        return True
+    name = block.expr.name if block.expr is not None else ""
+    first = words(name.split(".")[-1])[:1]
+    return bool(first) and first[0] not in _FLAG_WORDS
+
+
+def renders_nothing(body: list[Segment]) -> bool:
     """A block body of whitespace and comments: a place a child template fills."""
     return all((isinstance(seg, Text) and not seg.text.strip()) or (isinstance(seg, Tag) and seg.tag == "comment")
                for seg in body)

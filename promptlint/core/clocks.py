@@ -58,10 +58,35 @@ def _finest(found: Iterable[str]) -> str | None:
     return ranked[0] if ranked else None
 
 
+# Go's reference time, "Mon Jan 2 15:04:05 MST 2006": each part of a layout prints a unit.
+_GO_LAYOUT = re.compile(r"2006|15:04|01-02|Jan _?2|Mon Jan|Z07:00|-0700")
+_GO_PARTS = (("\\.0+|\\.9+", "millisecond"), ("05", "second"), ("04", "minute"), ("15|03|PM|pm", "hour"),
+             ("02|_2|Mon|Monday", "day"), ("01|Jan|January", "month"), ("2006|06", "year"))
+# The layout constants of Go's time package, by name.
+_GO_CONSTANTS = {"RFC3339": "second", "RFC3339Nano": "microsecond", "RFC1123": "second", "RFC1123Z": "second",
+                 "RFC822": "minute", "RFC822Z": "minute", "RFC850": "second", "ANSIC": "second",
+                 "UnixDate": "second", "Kitchen": "minute", "DateTime": "second", "DateOnly": "day",
+                 "TimeOnly": "second", "Stamp": "second", "StampMilli": "millisecond"}
+
+
+def _go_precision(layout: str) -> str | None:
+    """The finest unit a Go time layout prints ("2006-01-02 15:04" → minute)."""
+    found = []
+    for pattern, precision in _GO_PARTS:
+        if re.search(pattern, layout):
+            found.append(precision)
+            layout = re.sub(pattern, " ", layout)
+    return _finest(found)
+
+
 def precision_of_format(fmt: str) -> str | None:
-    """The finest unit a strftime or moment-style format string prints."""
+    """The finest unit a strftime, moment-style or Go layout string prints."""
     if "%" in fmt:
         return _finest(_STRFTIME[c] for c in re.findall(r"%[-_0^#]?([A-Za-z])", fmt) if c in _STRFTIME)
+    if _GO_LAYOUT.search(fmt):
+        return _go_precision(fmt)
+    if fmt.removeprefix("time.") in _GO_CONSTANTS:
+        return _GO_CONSTANTS[fmt.removeprefix("time.")]
     stripped = re.sub(r"\[[^\]]*\]", "", fmt)  # moment's [literal] escapes
     found = []
     for token, precision in _MOMENT:

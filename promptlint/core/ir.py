@@ -29,8 +29,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Syntax = Literal["jinja", "mustache", "format", "dollar", "markdown", "json", "python", "typescript", "javascript"]
-SYNTAXES: tuple[str, ...] = ("jinja", "mustache", "format", "dollar", "markdown", "json",
+Syntax = Literal["jinja", "mustache", "go", "format", "placeholders", "placeholders", "dollar", "markdown", "json", "python",
+                 "typescript", "javascript"]
+SYNTAXES: tuple[str, ...] = ("jinja", "mustache", "go", "format", "dollar", "markdown", "json",
                              "python", "typescript", "javascript")
 # Prompt builders in code: read by promptlint.loaders.code, never rewritten by the fixer.
 CODE_SYNTAXES = frozenset({"python", "typescript", "javascript"})

@@ -41,13 +41,19 @@ _register("environment", "per-session", "cwd pwd workdir workspace workpath proj
           "shell hostname arch machine env environment editor ide terminal home homedir isgitrepo gitrepo "
           "branch gitbranch nodeversion pythonversion sysinfo sandbox sandboxed contextfiles "
           # folder trees and listings: stable within a session, different per project
-          "filetree dirlisting directorylisting directorystructure")
-_register("environment", "per-request", "gitstatus gitdiff recentfiles openfiles opentabs "
+          "filetree dirlisting directorylisting directorystructure "
+          # where the run happens: the project folder, the OS release, the runtime
+          "host vcs projectdir workingdir repodir rootfolder osrelease osversion kernelversion runtime")
+_register("environment", "per-request", "gitstatus gitdiff gitlog lastcommits recentcommits commits recentfiles "
+          "openfiles opentabs "
           "activefile currentfile clipboard cursorposition visiblefiles")
 _register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
           "retrieval rag search searchresults results sources citations knowledge kb similar query question "
           "userquery userinput usermessage input articles hits matches entities entityindex devices "
-          "states")
+          "states diff patch changeset records "
+          # a user's records, looked up for the request
+          "orders tickets bookings appointments reservations transactions invoices payments incidents alerts "
+          "notifications emails inbox unread events news headlines posts feed positions holdings balances")
 _register("memory", "per-request", "memory memories mem notes journal diary facts recall summary summaries "
           "history chathistory conversation transcript scratchpad heartbeat activity recentactivity "
           "recap learnings reflections dailynotes")
@@ -87,6 +93,20 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("user", "message"), "usermessage"), (("current", "time"), "currenttime"),
     (("current", "datetime"), "currentdatetime"), (("time", "zone"), "timezone"), (("entity", "index"), "entityindex"),
     (("shell", "output"), "shelloutput"), (("command", "output"), "commandoutput"),
+    (("project", "dir"), "projectdir"), (("project", "directory"), "projectdir"), (("project", "folder"), "projectdir"),
+    (("project", "root"), "projectdir"), (("repo", "dir"), "repodir"), (("repo", "root"), "repodir"),
+    (("root", "folder"), "rootfolder"), (("is", "repo"), "isgitrepo"), (("is", "git"), "isgitrepo"),
+    (("os", "release"), "osrelease"), (("os", "version"), "osversion"), (("os", "name"), "os"),
+    (("kernel", "version"), "kernelversion"), (("git", "log"), "gitlog"), (("last", "commits"), "lastcommits"),
+    (("recent", "commits"), "recentcommits"), (("vcs", "status"), "gitstatus"), (("repo", "status"), "gitstatus"),
+    (("working", "tree"), "gitstatus"), (("vcs", "diff"), "gitdiff"), (("repo", "diff"), "gitdiff"),
+    # the host's clock, not a system prompt's setting (`system` alone is a stable root)
+    (("system", "time"), "currenttime"), (("system", "datetime"), "currentdatetime"), (("system", "date"), "date"),
+    (("server", "time"), "currenttime"), (("local", "time"), "currenttime"),
+    # records fetched for the request, not the chat's own history
+    (("order", "history"), "records"), (("purchase", "history"), "records"), (("transaction", "history"), "records"),
+    (("payment", "history"), "records"), (("booking", "history"), "records"), (("ticket", "history"), "records"),
+    (("account", "history"), "records"), (("billing", "history"), "records"),
 ]
 # Words that pin a clock to the start of a session or process.
 _PINNED = frozenset({"start", "started", "startup", "boot", "launched", "began", "begin", "created", "opened"})
@@ -141,6 +161,10 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         return None
     if _is_pinned(path):
         return ("timestamp", "per-session", "_".join(flat))
+    # `vcs.status`, `repo.diff`: a phrase across the parts of a path.
+    across = set(_compound(flat)) & {"gitstatus", "gitdiff"}
+    if across and len(parts) > 1:
+        return ("environment", "per-request", across.pop())
     # `scratchpad_id`, `trace.uuid`: an id of something per-request or per-session,
     # unless it identifies a user (`user_id` is identity).
     if len(flat) > 1 and flat[-1] in ("id", "uuid", "guid") and not any(
@@ -163,12 +187,25 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
             kind, frequency = entry
             if kind == "tool-order" and _names_one_tool(parts, index, position):
                 continue  # `toolRefs.read`, `BASH_TOOL_NAME`: a constant, not a list
+            if word in _PERSON_NAMES and _THINGS.intersection(flat[: flat.index(word)]):
+                continue  # `repo.full_name`, `project.display_name`: the name of a thing
 
             if word in _WEAK_WORDS:
                 weak = weak or (kind, frequency, word)
                 continue
             return (kind, frequency, word)
+    if weak is None and len(flat) > 1 and flat[0] == "recent":
+        # `recentOrders`, `recent_tickets`: records fetched for this request.
+        return ("retrieval", "per-request", "_".join(flat))
     return weak
+
+
+# Name words that say who a person is, unless a thing is named (`repo.full_name`).
+_PERSON_NAMES = frozenset({"fullname", "displayname", "nickname", "firstname", "lastname", "username"})
+_THINGS = frozenset({"repo", "repository", "project", "org", "organization", "team", "workspace", "channel",
+                     "server", "guild", "file", "document", "doc", "product", "company", "app", "branch", "model",
+                     "tool", "dataset", "database", "table", "service", "package", "library", "course", "group",
+                     "store", "shop", "business", "site", "brand", "device", "agent", "bot", "assistant"})
 
 
 # Words that name a kind of content so general that a more specific word in the same name

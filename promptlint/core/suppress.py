@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from promptlint.core.findings import Finding
 
 _DIRECTIVE = re.compile(
-    r"(?:\{#|<!--|\{\{!)-?\s*promptlint:\s*(disable-file|disable-next-line|disable)"
-    r"(?:\s*=\s*([A-Za-z0-9_, -]+?))?\s*-?(?:#\}|-->|\}\})"
+    r"(?:\{#|<!--|\{\{!|\{\{-?\s*/\*)-?\s*promptlint:\s*(disable-file|disable-next-line|disable)"
+    r"(?:\s*=\s*([A-Za-z0-9_, -]+?))?\s*-?(?:#\}|-->|\}\}|\*/\s*-?\}\})"
 )
 
 

@@ -2,7 +2,7 @@
 
 Owns reading files (regular files only, under a size limit), decoding, telling a file's
 syntax, and the loaders: Jinja2 (jinja2's own lexer, imported only for Jinja files),
-Mustache/Handlebars, ``str.format``, ``${var}``, Markdown/text, and request JSON (through
+Mustache/Handlebars, Go templates, ``str.format``, ``${var}``, Markdown/text, and request JSON (through
 :mod:`promptlint.requestbody`). May import :mod:`promptlint.core` and
 :mod:`promptlint.requestbody`; never the rewriter, the probe, an SDK, click or rich.
 """
@@ -25,7 +25,7 @@ __all__ = ["FileTooLarge", "Inference", "LoadError", "detect_syntax", "infer_syn
 # only for Jinja files, tree-sitter only for TypeScript/JavaScript). ``module:factory``
 # names a module whose ``factory(syntax)`` gives the load function (one reader, two syntaxes).
 _MODULES = {
-    "jinja": "jinja", "mustache": "mustache", "format": "formatstr", "dollar": "dollar",
+    "jinja": "jinja", "mustache": "mustache", "go": "gotemplate", "format": "formatstr", "placeholders": "placeholders", "dollar": "dollar",
     "markdown": "markdown", "json": "requestjson", "python": "code.python",
     "typescript": "code.typescript:loader", "javascript": "code.typescript:loader",
 }

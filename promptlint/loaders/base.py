@@ -14,6 +14,7 @@ EXTENSIONS: dict[str, str] = {
     ".mustache": "mustache",
     ".hbs": "mustache",
     ".handlebars": "mustache",
+    ".gotmpl": "go",
     ".fmt": "format",
     ".tmpl": "dollar",
     ".md": "markdown",
@@ -109,7 +110,9 @@ _UPPER_PLACEHOLDER = re.compile(r"(?:\{\{\{?|\$\{)\s*[A-Z][A-Z0-9_]*\s*\}")
 DESCRIPTIONS = {
     "jinja": "Jinja",
     "mustache": "Mustache-style placeholders",
+    "go": "Go template actions",
     "format": "str.format fields",
+    "placeholders": "`{UPPER_CASE}` placeholders replaced in code (other braces literal)",
     "dollar": "${name} placeholders",
     "markdown": "static text",
     "json": "a request body",
@@ -199,16 +202,75 @@ def infer_syntax(path: str, text: str, default: str | None = None) -> Inference:
     return Inference(plain, f"extension {suffix}" if suffix else "no extension")
 
 
+# `{{.Time}}`, `{{- .User.Name }}`, `{{ $.Cwd }}`: a Go template field; `{{range .Tools}}`,
+# `{{if .Memory}}` … `{{end}}`: its actions.
+_GO_FIELD = re.compile(r"\{\{-?\s*\$?\.([A-Za-z_]\w*)")
+_GO_ACTION = re.compile(r"\{\{-?\s*(?:if|range|with|block|define|template)\s")
+_GO_END = re.compile(r"\{\{-?\s*end\s*-?\}\}")
+
+
+# "| `{{USER_NAME}}` | the user's name |", "- `{{CURRENT_DATE}}`: today's date"
+_DEFINED = re.compile(r"^[ \t]*(?:\|[ \t]*|[-*+][ \t]+)`[^`\n]*(?:\{\{\{?|\$\{|\{)[ \t]*[A-Z][A-Z0-9_]*[ \t]*\}[^`\n]*`"
+                      r"[ \t]*(?:\||:|—|–|-[ \t]|is\b|becomes\b)", re.MULTILINE)
+
+
+def _documents_placeholders(body: str) -> bool:
+    """Whether every upper-case placeholder sits in a code span and some are defined in a
+    table row or list item: a reference page for prompt authors."""
+    if not _DEFINED.search(body):
+        return False
+    outside = _CODE_SPAN.sub(lambda m: " " * len(m.group()), body)
+    return not _UPPER_PLACEHOLDER.search(outside)
+
+
+def _replaced_tokens(body: str) -> list[str]:
+    """`{CURRENT_TIME}` tokens in a file that is no format template (JSON or prose braces
+    around them): replaced by name in code. Two distinct names, or one that names a
+    volatile value, are evidence; a lone `{ANSWER}` in prose is an instruction."""
+    from promptlint.core.names import _by_name
+    from promptlint.loaders.placeholders import TOKEN
+
+    found = []
+    for match in TOKEN.finditer(body):
+        before = body[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
+        if _explained(before, body[match.end() : match.end() + 40]):
+            return []
+        found.append(match.group(1))
+    distinct = set(found)
+    if len(distinct) >= 2 or any(_by_name((name,)) is not None for name in distinct):
+        return found
+    return []
+
+
+def _go_actions(text: str) -> str | None:
+    """What says a file is a Go template: fields read on the cursor (`{{.Time}}`), or
+    `if`/`range`/`with` actions closed by `{{end}}`; None when nothing does."""
+    body = _outside_fences(text)
+    fields = [m.group(1) for m in _GO_FIELD.finditer(body)]
+    if fields:
+        return _names([f".{f}" for f in fields], "`{{.Field}}` actions")
+    if _GO_ACTION.search(body) and _GO_END.search(body):
+        return "`{{if}}`/`{{range}}` actions closed by `{{end}}`"
+    return None
+
+
 def _infer_from_content(text: str, suffix: str) -> Inference | None:
     # `{#` opens a Jinja comment, but `{{#each}}` is a Mustache section.
     if ("{%" in text or re.search(r"(?<!\{)\{#", text)) and _JINJA_MARKERS.search(text):
         statements = re.findall(r"\{%-?\s*(\w+)", text)
         what = f"{len(statements)} `{{% … %}}` statement(s)" if statements else "`{# … #}` comments"
         return Inference("jinja", f"inferred from content: {what}", True)
+    go = _go_actions(text)
+    if go is not None:
+        return Inference("go", f"inferred from content: {go}", True)
     body = _outside_fences(text)
     # In a code span only an UPPER_CASE placeholder is evidence (`{{CURRENT_DATETIME}}` is
     # replaced in code); "use `${name}` in your templates" is a prompt about templates.
-    body = _CODE_SPAN.sub(lambda m: m.group() if _UPPER_PLACEHOLDER.search(m.group()) else " " * len(m.group()), body)
+    # A page that documents placeholders (each defined in a table row or list item, none
+    # used outside a code span) is about templates, not one.
+    keep = not _documents_placeholders(body)
+    body = _CODE_SPAN.sub(
+        lambda m: m.group() if keep and _UPPER_PLACEHOLDER.search(m.group()) else " " * len(m.group()), body)
     if _MUSTACHE_SECTION.search(text):
         sections = re.findall(r"\{\{~?\s*[#^]\s*([\w.-]+)", text)
         what = _names([f"{{{{#{s}}}}}" for s in sections], "Mustache/Handlebars sections") if sections else (
@@ -231,6 +293,10 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         return Inference("mustache", f"inferred from content: {_names(mustache, f'`{style}` placeholders')}", True)
     if "{{" in text and re.search(r"\{\{-?\s*[\w.]+\s*\(", text):
         return Inference("jinja", "inferred from content: `{{ call() }}` expressions", True)
+    replaced = _replaced_tokens(body) if len(set(fields)) < 2 else []
+    if replaced:
+        what = _names(replaced, "`{UPPER_CASE}` placeholders")
+        return Inference("placeholders", f"inferred from content: {what}", True)
     if len(set(fields)) >= 2:
         escaped = " and `{{`/`}}` escaped braces" if re.search(r"\{\{|\}\}", text) else ""
         what = _names(fields, "`{name}` str.format fields")

@@ -38,7 +38,7 @@ _CLOCK_LABEL = re.compile(
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _LABELLED_ID = re.compile(
     r"(?i)\b(?P<label>request|session|trace|conversation|correlation|run|thread|chat|message)"
-    r"[ _-]?id\b[\"']?\s*(?:is|:|=)?\s*[\"']?(?P<value>" + _UUID + r"|[0-9a-fA-F]{16,}|[A-Za-z]+_[A-Za-z0-9]{8,})"
+    r"(?:[ _-]?id\b)?[\"']?\s*(?:is|:|=)?\s*[\"']?(?P<value>" + _UUID + r"|[0-9a-fA-F]{16,}|[A-Za-z]+_[A-Za-z0-9]{8,})"
 )
 _PER_SESSION_IDS = frozenset({"session", "conversation", "thread", "chat"})
 

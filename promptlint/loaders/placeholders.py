@@ -1,0 +1,29 @@
+"""Text whose code replaces ``{UPPER_CASE}`` tokens (``prompt.replace("{CURRENT_TIME}", now)``).
+
+Such a file is no ``str.format`` template: its other braces (JSON examples, ``{answer}`` in
+prose) are literal text, since only the named tokens are replaced. Only ``{NAME}`` with an
+upper-case identifier is a slot.
+"""
+
+from __future__ import annotations
+
+import re
+
+from promptlint.core.ir import Expr, Segment, Slot, Span, Template, Text
+
+# `{CURRENT_TIME}`, not `{{CURRENT_TIME}}` (a Mustache-style file) nor `${CURRENT_TIME}`.
+TOKEN = re.compile(r"(?<![{$\\\w])\{([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\}(?!\})")
+
+
+def load(path: str, source: str) -> Template:
+    segments: list[Segment] = []
+    text_start = 0
+    for match in TOKEN.finditer(source):
+        if match.start() > text_start:
+            segments.append(Text(Span(text_start, match.start()), source[text_start : match.start()]))
+        name = match.group(1)
+        segments.append(Slot(Span(match.start(), match.end()), Expr(source=name, path=(name,), paths=((name,),))))
+        text_start = match.end()
+    if text_start < len(source):
+        segments.append(Text(Span(text_start, len(source)), source[text_start:]))
+    return Template(path=path, syntax="placeholders", source=source, segments=segments)

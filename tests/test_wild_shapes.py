@@ -1,0 +1,213 @@
+"""Shapes found in public agent prompts that the checker once missed or misread: Go
+templates, `{UPPER}` tokens replaced in code beside JSON, pages that document
+placeholders, list sections whose names are the items' fields, a layout's empty block
+filled by a checked child, and words of names (a project folder, a repository's name)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_tiles
+from promptlint.api import check_paths, check_text
+from promptlint.core.clocks import precision_of_format
+from promptlint.core.names import _by_name
+from promptlint.loaders import LoadError, infer_syntax, load_text
+
+RULES = "\n".join(
+    f"- Rule {i}: read the files a change touches before editing, keep each diff small, run the tests "
+    "after every edit and report failures verbatim."
+    for i in range(1, 30)
+)
+
+
+def found(result) -> list[tuple[int, str | None, str]]:  # type: ignore[no-untyped-def]
+    return [(f.line, f.kind, f.severity) for f in result.findings]
+
+
+# --------------------------------------------------------------------------- Go templates
+
+GO = (
+    "You are Gopher.\n"
+    "- Time: {{.Time}}\n"
+    "- Session: {{ .SessionID }}\n"
+    "{{- if .Memory}}\n"
+    "Saved facts:\n"
+    "{{.Memory}}\n"
+    "{{- end}}\n"
+    "{{/* tools are registered at start-up */}}\n"
+    "{{range $i, $t := .Tools}}- {{$t.Name}}: {{.Description}}\n{{end}}\n"
+    f"{RULES}\n"
+)
+
+
+def test_go_template_is_inferred_and_tiles() -> None:
+    inferred = infer_syntax("SYSTEM.md", GO)
+    assert inferred.syntax == "go"
+    assert "`{{.Field}}` actions (.Time, .SessionID, .Memory, .Description)" in inferred.evidence
+    template = load_text("SYSTEM.md", GO)
+    assert_tiles(template)
+
+
+def test_go_template_values_are_judged_by_their_fields() -> None:
+    result = check_text(GO, path="SYSTEM.md")
+    assert found(result) == [
+        (2, "timestamp", "error"),
+        (3, "session-id", "error"),
+        (6, "memory", "error"),
+        (9, "tool-order", "error"),  # a range over a slice keeps the slice's order
+    ]
+    # inside the range, `.Description` and `$t.Name` are the item's, not judged by name
+    assert all(f.line != 9 or f.rule == "PC102" for f in result.findings)
+
+
+def test_go_trim_markers_render_without_the_whitespace() -> None:
+    template = load_text("a.gotmpl", "A\n  {{- .X -}}  \nB")
+    rendered = "".join(getattr(s, "text", "<slot>") for s in template.segments)
+    assert rendered == "A<slot>B"
+    assert_tiles(template)
+
+
+def test_go_sorted_range_and_layout_precision() -> None:
+    sorted_tools = check_text("{{range sortAlpha .Tools}}- {{.}}\n{{end}}\n" + RULES, path="a.gotmpl")
+    assert [f.rule for f in sorted_tools.findings] == []
+    clock = check_text('Date: {{.Now.Format "2006-01-02"}}\n' + RULES, path="a.gotmpl")
+    assert found(clock) == [(1, "timestamp", "warning")]
+
+
+@pytest.mark.parametrize(
+    ("layout", "precision"),
+    [("2006-01-02", "day"), ("2006-01-02 15:04", "minute"), ("15:04:05", "second"),
+     ("Mon Jan 2 15:04:05 MST 2006", "second"), ("2006-01-02T15:04:05.000Z07:00", "millisecond"),
+     ("RFC3339", "second"), ("time.DateOnly", "day")],
+)
+def test_go_layouts(layout: str, precision: str) -> None:
+    assert precision_of_format(layout) == precision
+
+
+@pytest.mark.parametrize("text", ["{{.Time", "{{if .X}}open\n", "{{end}}"])
+def test_go_template_errors_name_the_line(text: str) -> None:
+    with pytest.raises(LoadError) as caught:
+        load_text("a.gotmpl", text)
+    assert caught.value.line == 1
+    assert "\n" not in caught.value.message
+
+
+def test_go_suppression_comment() -> None:
+    text = "{{/* promptlint: disable-next-line=PC101 */}}\nTime: {{.Time}}\n" + RULES
+    assert check_text(text, path="a.gotmpl").findings == []
+
+
+# --------------------------------------------------------------------------- `{UPPER}` replaced in code
+
+PLANNER = (
+    "Current time: {CURRENT_TIME}\n\nReply with a JSON plan:\n\n"
+    '{"goal": "one sentence", "tasks": [{"agent": "searcher"}]}\n\n' + RULES
+)
+
+
+def test_upper_case_tokens_beside_json_are_slots() -> None:
+    inferred = infer_syntax("planner.txt", PLANNER)
+    assert inferred.syntax == "placeholders"
+    result = check_text(PLANNER, path="planner.txt")
+    assert found(result) == [(1, "timestamp", "error")]
+    assert_tiles(load_text("planner.txt", PLANNER))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Reply with {ANSWER} only.\n{"a": 1}\n',  # one token that names nothing volatile: prose
+        'Write {ANSWER} where {ANSWER} is one word.\n{"a": 1}\n',  # explained in prose
+    ],
+)
+def test_lone_or_explained_upper_token_stays_static(text: str) -> None:
+    assert infer_syntax("p.txt", text).syntax == "markdown"
+
+
+# --------------------------------------------------------------------------- documentation pages
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "# Variables\n\n| variable | meaning |\n|---|---|\n| `{{USER_NAME}}` | the user's name |\n"
+        "| `{{CURRENT_TIME}}` | the time |\n\nAvoid `{{CURRENT_TIME}}` at the top.\n",
+        "# Variables\n\n- `{{USER_NAME}}`: the user's name.\n- `{{CURRENT_DATE}}`: today's date.\n",
+    ],
+)
+def test_a_page_that_documents_placeholders_is_static(page: str) -> None:
+    assert infer_syntax("vars.md", page).syntax == "markdown"
+    assert check_text(page + RULES, path="vars.md").findings == []
+
+
+def test_placeholders_in_code_spans_in_a_prompt_are_still_slots() -> None:
+    text = "Working directory: `{{WORKING_DIRECTORY}}`\nNow: `{{CURRENT_DATETIME}}`\n" + RULES
+    assert infer_syntax("AGENT.md", text).syntax == "mustache"
+
+
+# --------------------------------------------------------------------------- Mustache list sections
+
+def test_fields_of_a_list_section_are_judged_with_the_list() -> None:
+    faq = "FAQ:\n{{#faq}}\n**{{question}}**\n{{answer}}\n{{/faq}}\n" + RULES
+    assert check_text(faq, path="a.mustache").findings == []
+    # a flag section renders the outer context: its names are judged as they are
+    flag = "{{#show_header}}\nTime: {{current_time}}\n{{/show_header}}\n" + RULES
+    assert found(check_text(flag, path="a.mustache")) == [(2, "timestamp", "error")]
+    # and a list the request fills is judged by its name
+    orders = "Open orders:\n{{#each recentOrders}}\n- {{this.id}}: {{status}}\n{{/each}}\n" + RULES
+    assert found(check_text(orders, path="a.hbs")) == [(2, "retrieval", "error")]
+
+
+# --------------------------------------------------------------------------- layouts and children
+
+def test_an_empty_block_a_checked_child_fills_is_judged_in_the_child(tmp_path: Path) -> None:
+    (tmp_path / "base.j2").write_text("You are Ledger.\n{% block context %}{% endblock %}\n" + RULES)
+    alone = check_paths([tmp_path / "base.j2"])
+    assert [(f.line, f.kind) for f in alone.files[0].findings] == [(2, "retrieval")]
+    (tmp_path / "answer.j2").write_text(
+        '{% extends "base.j2" %}\n{% block context %}\n{% for d in retrieved_docs %}{{ d.text }}\n'
+        "{% endfor %}\n{% endblock %}\n")
+    both = check_paths([tmp_path])
+    by_name = {Path(r.path).name: [(f.line, f.kind) for f in r.findings] for r in both.files}
+    assert by_name == {"base.j2": [], "answer.j2": [(3, "retrieval")]}
+
+
+# --------------------------------------------------------------------------- roles, literals
+
+def test_a_request_body_named_user_is_not_a_user_turn(tmp_path: Path) -> None:
+    body = ('{"model": "gpt-4.1", "messages": [{"role": "system", "content": "Current time: '
+            '2026-03-04T09:12:44Z. ' + RULES.replace("\n", " ") + '"}, {"role": "user", "content": "hi"}]}')
+    path = tmp_path / "tail_user.json"
+    path.write_text(body)
+    result = check_paths([path]).files[0]
+    assert "role" not in result.extra
+    assert ("timestamp", "error") in [(f.kind, f.severity) for f in result.findings]
+
+
+def test_a_labelled_trace_id_and_a_patient_are_rendered_values(tmp_path: Path) -> None:
+    rules = RULES.replace("\n", " ")
+    body = ('{"model": "gpt-4.1", "instructions": "Trace 7f3e9a12c4b84d0e. Patient: Ana Lima (ana@example.org). '
+            + rules + '", "input": "hi"}')
+    path = tmp_path / "request.json"
+    path.write_text(body)
+    kinds = {f.kind for f in check_paths([path]).files[0].findings}
+    assert {"session-id", "identity"} <= kinds
+
+
+# --------------------------------------------------------------------------- words of names
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("PROJECT_DIR", "environment"), ("IS_REPO", "environment"), ("OS_RELEASE", "environment"),
+        ("LAST_COMMITS", "environment"), ("runtime", "environment"), ("vcs.status", "environment"),
+        ("system_time", "timestamp"), ("recentOrders", "retrieval"), ("order_history", "retrieval"),
+        ("pr.diff", "retrieval"), ("open_tickets", "retrieval"),
+        ("repo.full_name", None), ("project.display_name", None), ("user.full_name", "identity"),
+        ("system_prompt", None), ("app_version", None),
+    ],
+)
+def test_words_of_names(name: str, kind: str | None) -> None:
+    judged = _by_name(tuple(name.split(".")))
+    assert (judged[0] if judged else None) == kind
