@@ -56,8 +56,8 @@ def _messages(rng: random.Random, conversation: int, turn: int, family: int) -> 
     return messages
 
 
-def build(seed: int, requests: int = 60) -> list[str]:
-    """``requests`` JSONL lines of one seeded log."""
+def build(seed: int, requests: int = 60, disorder: float = 0.15) -> list[str]:
+    """``requests`` JSONL lines of one seeded log; ``disorder``: the share of lines back-dated."""
     rng = random.Random(seed)
     family = seed % len(FAMILIES)
     provider, models = FAMILIES[family]
@@ -71,7 +71,7 @@ def build(seed: int, requests: int = 60) -> list[str]:
         turn = turns[conversation]
         turns[conversation] += 1
         clock += rng.choice((1, 5, 30, 90)) if rng.random() > 0.04 else 4000  # 4000 s: past the TTL
-        moment = clock - (rng.random() * 20 if rng.random() < 0.15 else 0)  # some lines out of order
+        moment = clock - (rng.random() * 20 if rng.random() < disorder else 0)  # some lines out of order
         model = models[1] if rng.random() < 0.08 else models[0]
         tools = list(TOOLS if provider == "anthropic" else OPENAI_TOOLS)
         if rng.random() < 0.1:

@@ -351,15 +351,18 @@ class Pruner:
     doubled since the last one.
     """
 
+    #: The store size below which no sweep runs.
+    MIN_SWEEP = 1024
+
     def __init__(self) -> None:
-        self._after = 1024
+        self._after = self.MIN_SWEEP
 
     def __call__(self, store: dict[Any, Entry], now: float) -> None:
         if len(store) < self._after:
             return
         for key in [k for k, e in store.items() if e.expires_at <= now]:
             del store[key]
-        self._after = max(1024, 2 * len(store))
+        self._after = max(self.MIN_SWEEP, 2 * len(store))
 
 
 def ttl_for(facts: ProviderFacts, ttl_class: str | None, optimistic: bool = False) -> float:

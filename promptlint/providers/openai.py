@@ -100,13 +100,13 @@ def stream_openai(
     lifetime_cap = float(facts.max_lifetime_seconds.get(ttl_class or "", math.inf))
     machines: dict[Any, list[base.Entry]] = {}
     bucket_times: dict[Any, list[float]] = {}
-    sweep_after = 1024
+    sweep_after = base.Pruner.MIN_SWEEP
     for request in base.checked(requests):
         now, tokens = request.time, tuple(request.tokens)
         if len(machines) >= sweep_after:
             for key in [k for k, kept in machines.items() if all(e.expires_at <= now for e in kept)]:
                 del machines[key]
-            sweep_after = max(1024, 2 * len(machines))
+            sweep_after = max(base.Pruner.MIN_SWEEP, 2 * len(machines))
         head = tokens[: facts.routing_prefix_tokens or len(tokens)]
         bucket = (head, request.routing_key)
         machine_index = 0

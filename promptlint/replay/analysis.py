@@ -78,7 +78,7 @@ def _readable(tokens: int, facts: Any) -> int:
     return tokens - (tokens - minimum) % step if minimum else tokens - tokens % step
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Row:
     """What the summary needs of one request once it has been handled (its usage comes later)."""
 
@@ -245,7 +245,9 @@ def _summarise(
     lost_tokens: dict[str, int] = {}
     lost_cost: float | None = 0.0
     predicted_cost: float | None = 0.0
+    below = 0
     for index, item in enumerate(pending):
+        pending[index] = None  # type: ignore[call-overload]  # freed as its row is made
         feed = feeds[item.model]
         facts = feed.facts
         simulated = feed.usages.get(index)
@@ -284,6 +286,7 @@ def _summarise(
             "disagrees": disagrees,
             "divergence": found,
         })
+        below += total < (facts.min_cacheable_tokens or 0)
 
     facts_by_model = {chosen: feed.facts for chosen, feed in feeds.items()}
     total_tokens = sum(r["tokens"] for r in rows)
@@ -295,11 +298,9 @@ def _summarise(
         else None
     )
     as_of = sorted({p.as_of for p in prices.values() if p.as_of})
-    below = [r for r, item in zip(rows, pending, strict=True)
-             if r["tokens"] < (facts_by_model[item.model].min_cacheable_tokens or 0)]
     if below:
-        minimum = min(facts_by_model[item.model].min_cacheable_tokens for item in pending)
-        notes.append(f"{len(below)} of {len(rows)} request(s) are below the {minimum:,}-token minimum: they could "
+        minimum = min(facts.min_cacheable_tokens for facts in facts_by_model.values())
+        notes.append(f"{below} of {len(rows)} request(s) are below the {minimum:,}-token minimum: they could "
                      "never be cached, whatever their content, and cost nothing lost")
     if not exact:
         notes.append("token counts are ≈: o200k_base is not Claude's tokenizer")

@@ -15,8 +15,9 @@ from itertools import chain
 from promptlint.core import tokens as tokens_mod
 from promptlint.requestbody import ChunkTokenizer, Rendered
 
-#: Characters of block text remembered (with their ids, about 3× that in memory).
-DEFAULT_BUDGET_CHARS = 8_000_000
+#: Characters of block text remembered (with their ids, about 10× that in memory: a token id is
+#: an int object of its own).
+DEFAULT_BUDGET_CHARS = 4_000_000
 
 
 class TokenCache(ChunkTokenizer):
