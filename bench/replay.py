@@ -3,7 +3,8 @@
     .venv/bin/python bench/replay.py [--requests N] [--lines M] [--impl PATH]
 
 Writes two logs to a temporary folder and replays each in a fresh process (figures, not
-assertions): requests replayed per second and peak resident memory (RSS).
+assertions): requests replayed per second (of wall time and of the process's CPU time, which a
+busy machine distorts less) and peak resident memory (RSS).
 
 * ``big``: N requests (default 10,000, about 100 MB): 200 Anthropic agent conversations of
   50 turns each (a ~1,500-token system prompt with a breakpoint, a growing history), 10 s
@@ -34,15 +35,15 @@ CHILD = """
 import resource, sys, time
 from promptlint import replay
 path = sys.argv[1]
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 if hasattr(replay, "iter_log"):
     result = replay.replay(lambda: replay.iter_log(path))
 else:
     result = replay.replay(replay.read_log(path))
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 summary = result["summary"]
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"{summary['requests']} {seconds:.3f} {rss:.0f} {summary['predicted_hit_rate']} {summary['breaks']}")
+print(f"{summary['requests']} {seconds:.3f} {cpu:.3f} {rss:.0f} {summary['predicted_hit_rate']} {summary['breaks']}")
 """
 
 
@@ -75,10 +76,11 @@ def run(name: str, path: Path, impl: Path) -> None:
     if out.returncode:
         print(f"{name}: failed: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else out.returncode}")
         return
-    requests, seconds, rss, rate, breaks = out.stdout.split()
+    requests, seconds, cpu, rss, rate, breaks = out.stdout.split()
     size = path.stat().st_size / 1e6
-    print(f"{name}: {int(requests):,} requests, {size:,.0f} MB: {float(seconds):.1f} s, "
-          f"{int(requests) / float(seconds):,.0f} requests/s, peak RSS {float(rss):,.0f} MB "
+    print(f"{name}: {int(requests):,} requests, {size:,.0f} MB: {float(seconds):.1f} s wall, {float(cpu):.1f} s CPU, "
+          f"{int(requests) / float(seconds):,.0f} requests/s ({int(requests) / float(cpu):,.0f} per CPU second), "
+          f"peak RSS {float(rss):,.0f} MB "
           f"(hit rate {float(rate):.1%}, {int(breaks):,} breaks)")
 
 
