@@ -295,7 +295,9 @@ def _run_fix(
 @click.option("--provider", help="Provider of the logged requests (default: the log's, else from the body shape).")
 @click.option("--model", help="Model to simulate and price (default: each body's `model`).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def replay_command(log: str, provider: str | None, model: str | None, output_format: str) -> None:
+@click.option("--max-line-bytes", type=click.IntRange(min=1), default=16 * 1024 * 1024, show_default=True,
+              help="Refuse a log line longer than this (it is not read whole).")
+def replay_command(log: str, provider: str | None, model: str | None, output_format: str, max_line_bytes: int) -> None:
     """Replay a JSONL log of requests through the cache model and find each break."""
     import json
 
@@ -304,7 +306,8 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
     if provider is not None:
         provider = _provider_or_exit(provider)
     try:
-        result = replay.replay(replay.read_log(log), provider=provider, model=model)
+        result = replay.replay(lambda: replay.iter_log(log, max_line_bytes=max_line_bytes), provider=provider,
+                               model=model)
     except replay.ReplayError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_FAILED)

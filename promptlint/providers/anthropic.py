@@ -7,7 +7,7 @@ The cache model of provider-caching.md §13 (markers, lookback, the A/B/C write 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +71,12 @@ def _anthropic_markers(request: Request, blocks: list[int], facts: ProviderFacts
 
 
 def simulate_anthropic(requests: Sequence[Request], facts: ProviderFacts) -> list[Usage]:
+    """Anthropic prompt caching (§13); :func:`stream_anthropic` for the rules, all at once."""
+    base.check_requests(requests)
+    return list(stream_anthropic(requests, facts))
+
+
+def stream_anthropic(requests: Iterable[Request], facts: ProviderFacts) -> Iterator[Usage]:
     """Anthropic prompt caching (§13): breakpoints, 20-block lookback, A/B/C billing.
 
     Blocks are ``Request.segments`` (without them, the breakpoint positions and the end).
@@ -80,13 +86,13 @@ def simulate_anthropic(requests: Sequence[Request], facts: ProviderFacts) -> lis
     live entry a previous request wrote; ``A`` is the longest hit. ``B`` = furthest 1 h marker
     after ``A`` (else ``A``), ``C`` = last marker (≥ ``A``): ``write_1h = B − A``,
     ``write_5m = C − B``, ``uncached = total − C``. Entries are stored at every marker; a hit
-    refreshes its entry's TTL.
+    refreshes its entry's TTL. One usage per request, as each is drawn (checked as it comes).
     """
-    base.check_requests(requests)
     store: dict[tuple[int, ...], base.Entry] = {}
-    usages: list[Usage] = []
-    for request in requests:
+    prune = base.Pruner()
+    for request in base.checked(requests):
         now, tokens = request.time, tuple(request.tokens)
+        prune(store, now)
         blocks = list(request.segments) or sorted(
             {b.position for b in request.breakpoints} | {len(tokens)}
         )
@@ -116,16 +122,13 @@ def simulate_anthropic(requests: Sequence[Request], facts: ProviderFacts) -> lis
             base.store_entry(store, key, key, now, base.ttl_for(facts, marker.ttl), facts)
         write_1h = end_1h - read
         write = write_1h + (end_last - end_1h)
-        usages.append(
-            Usage(
-                read=read,
-                write=write,
-                write_1h=write_1h,
-                uncached=len(tokens) - end_last,
-                total=len(tokens),
-            )
+        yield Usage(
+            read=read,
+            write=write,
+            write_1h=write_1h,
+            uncached=len(tokens) - end_last,
+            total=len(tokens),
         )
-    return usages
 
 
 # --------------------------------------------------------------------------------------------
@@ -214,6 +217,7 @@ def minimum(
 PROVIDER = Provider(
     name="anthropic",
     simulators={"anthropic": simulate_anthropic},
+    streams={"anthropic": stream_anthropic},
     renderers={ANTHROPIC: render_messages},
     usage=(USAGE,),
     default_model="claude-sonnet-5",

@@ -19,7 +19,7 @@ How ``Request.routing_key`` is read, per provider:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from types import MappingProxyType
@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 #: A cache simulator: ``(requests, facts, **options) -> one Usage per request``.
 Simulator = Callable[..., "list[Usage]"]
+#: The same simulator one request at a time: ``(requests, facts, **options) -> Usage`` as each
+#: request is drawn from ``requests`` (the replay feeds a log through it without holding it).
+StreamSimulator = Callable[..., "Iterator[Usage]"]
 #: A render order: adds a request body's blocks to the builder, in the order the provider
 #: caches them (see :mod:`promptlint.requestbody`).
 Renderer = Callable[["Builder", Mapping[str, Any]], None]
@@ -43,6 +46,7 @@ UsageReader = Callable[["UsageFields", Mapping[str, Any]], "Reported | None"]
 
 _NO_SIMULATORS: Mapping[str, Simulator] = MappingProxyType({})
 _NO_RENDERERS: Mapping[str, Renderer] = MappingProxyType({})
+_NO_STREAMS: Mapping[str, StreamSimulator] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,8 @@ class Provider:
     ``data/providers.toml`` (default: ``name``); ``choose_row`` picks another row of the table
     from the model (OpenAI: GPT-5.6 and later). ``simulators`` maps the table's ``simulator``
     values this module implements to their functions (a row may name another module's, as
-    xAI's names ``"openai"``). ``renderers`` maps request-body kinds of
+    xAI's names ``"openai"``); ``streams`` the same simulators one request at a time, where
+    the module has them (the replay streams a log through them). ``renderers`` maps request-body kinds of
     :mod:`promptlint.requestbody` to the provider's render order. ``usage`` lists the usage
     objects it reports (:class:`UsageFields`). ``default_model`` and ``model_prefixes``: the
     model to simulate and price when the configured one is not this provider's (``None``:
@@ -108,6 +113,7 @@ class Provider:
     row: str | None = None
     choose_row: RowChooser | None = None
     renderers: Mapping[str, Renderer] = field(default_factory=lambda: _NO_RENDERERS)
+    streams: Mapping[str, StreamSimulator] = field(default_factory=lambda: _NO_STREAMS)
     usage: tuple[UsageFields, ...] = ()
     default_model: str = "unknown"
     model_prefixes: tuple[str, ...] | None = None
@@ -234,12 +240,25 @@ def cost(usage: Usage, prices: TokenPrices) -> float:
 
 
 def lcp(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the longest common prefix of two token sequences."""
+    """Length of the longest common prefix of two token sequences.
+
+    Compares slices (C speed) and bisects inside the first unequal one: each token is compared
+    about twice, instead of once in a Python loop, which a growing conversation made the
+    replay's hot spot.
+    """
+    if type(a) is not type(b):  # a list never equals a tuple slice
+        a, b = tuple(a), tuple(b)
     limit = min(len(a), len(b))
-    for index in range(limit):
-        if a[index] != b[index]:
-            return index
-    return limit
+    if a[:limit] == b[:limit]:
+        return limit
+    low, high = 0, limit  # a[:low] == b[:low]; a[:high] != b[:high]
+    while high - low > 1:
+        mid = (low + high) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid
+    return low
 
 
 # --------------------------------------------------------------------------------------------
@@ -298,6 +317,12 @@ def store_entry(
 
 def check_requests(requests: Sequence[Request]) -> None:
     """CacheModelError for times that go backwards, or segments/breakpoints off the prompt."""
+    for _ in checked(requests):
+        pass
+
+
+def checked(requests: Iterable[Request]) -> Iterator[Request]:
+    """``requests`` as they come, each checked as :func:`check_requests` checks them all."""
     previous_time = -math.inf
     for number, request in enumerate(requests):
         if request.time < previous_time:
@@ -314,6 +339,30 @@ def check_requests(requests: Sequence[Request]) -> None:
                 raise CacheModelError(
                     f"request {number}: breakpoint at {breakpoint_.position} outside 1..{total}"
                 )
+        yield request
+
+
+class Pruner:
+    """Drops expired entries from a store now and then, so a long log does not keep them all.
+
+    Exact: times never go backwards (:func:`checked`), an entry past ``expires_at`` is never
+    live again (only live entries are refreshed) and :func:`store_entry` replaces it, so a
+    dropped entry and an expired one answer alike. Amortised: a sweep runs when the store has
+    doubled since the last one.
+    """
+
+    #: The store size below which no sweep runs.
+    MIN_SWEEP = 1024
+
+    def __init__(self) -> None:
+        self._after = self.MIN_SWEEP
+
+    def __call__(self, store: dict[Any, Entry], now: float) -> None:
+        if len(store) < self._after:
+            return
+        for key in [k for k, e in store.items() if e.expires_at <= now]:
+            del store[key]
+        self._after = max(self.MIN_SWEEP, 2 * len(store))
 
 
 def ttl_for(facts: ProviderFacts, ttl_class: str | None, optimistic: bool = False) -> float:

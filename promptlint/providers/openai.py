@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from promptlint.providers import base
@@ -69,14 +69,20 @@ def openai_reported_read(common_prefix: int, facts: ProviderFacts) -> int:
     return read if read >= facts.min_cacheable_tokens else 0
 
 
-def simulate_openai(
-    requests: Sequence[Request],
+def simulate_openai(requests: Sequence[Request], facts: ProviderFacts, **options: Any) -> list[Usage]:
+    """OpenAI models before GPT-5.6 (§13); :func:`stream_openai`, all at once."""
+    base.check_requests(requests)
+    return list(stream_openai(requests, facts, **options))
+
+
+def stream_openai(
+    requests: Iterable[Request],
     facts: ProviderFacts,
     *,
     retention: str | None = None,
     optimistic: bool = False,
     routing_overflow: bool = False,
-) -> list[Usage]:
+) -> Iterator[Usage]:
     """OpenAI models before GPT-5.6 (§13): automatic prefix caching, no write fee.
 
     Each request reads the longest common prefix with a live entry on its machine, reported
@@ -85,17 +91,22 @@ def simulate_openai(
     ``optimistic``; a hit refreshes the entry up to the hard cap. A machine is the routing
     bucket (first ``routing_prefix_tokens`` tokens + ``routing_key``); with
     ``routing_overflow``, each further ``overflow_requests_per_minute`` requests in the trailing
-    60 s of a bucket land on another machine, which starts cold.
+    60 s of a bucket land on another machine, which starts cold. One usage per request, as
+    each is drawn; machines whose entries have all expired are dropped now and then (exact:
+    a lookup keeps only live entries, and an expired one never lives again).
     """
-    base.check_requests(requests)
     ttl_class = retention or facts.default_ttl
     idle_seconds = base.ttl_for(facts, ttl_class, optimistic)
     lifetime_cap = float(facts.max_lifetime_seconds.get(ttl_class or "", math.inf))
     machines: dict[Any, list[base.Entry]] = {}
     bucket_times: dict[Any, list[float]] = {}
-    usages: list[Usage] = []
-    for request in requests:
+    sweep_after = base.Pruner.MIN_SWEEP
+    for request in base.checked(requests):
         now, tokens = request.time, tuple(request.tokens)
+        if len(machines) >= sweep_after:
+            for key in [k for k, kept in machines.items() if all(e.expires_at <= now for e in kept)]:
+                del machines[key]
+            sweep_after = max(base.Pruner.MIN_SWEEP, 2 * len(machines))
         head = tokens[: facts.routing_prefix_tokens or len(tokens)]
         bucket = (head, request.routing_key)
         machine_index = 0
@@ -127,8 +138,7 @@ def simulate_openai(
                 )
             )
         machines[(bucket, machine_index)] = entries
-        usages.append(Usage(read=read, write=0, uncached=len(tokens) - read, total=len(tokens)))
-    return usages
+        yield Usage(read=read, write=0, uncached=len(tokens) - read, total=len(tokens))
 
 
 # --------------------------------------------------------------------------------------------
@@ -156,6 +166,12 @@ def _lookup_candidates(request: Request, facts: ProviderFacts) -> set[int]:
 
 
 def simulate_openai_56(requests: Sequence[Request], facts: ProviderFacts) -> list[Usage]:
+    """OpenAI GPT-5.6 and later (§13); :func:`stream_openai_56`, all at once."""
+    base.check_requests(requests)
+    return list(stream_openai_56(requests, facts))
+
+
+def stream_openai_56(requests: Iterable[Request], facts: ProviderFacts) -> Iterator[Usage]:
     """OpenAI GPT-5.6 and later (§13): exact matches at breakpoints, 1.25× writes.
 
     ``read`` is the largest lookup candidate boundary (first 2 + latest 50 explicit markers;
@@ -165,13 +181,13 @@ def simulate_openai_56(requests: Sequence[Request], facts: ProviderFacts) -> lis
     (implicit mode; it takes one of the ``max_writes_per_request`` slots) plus the latest
     writable explicit markers, minus those already live or below the minimum;
     ``write = max(0, max(written) − read)``. Reads and writes set ``expires_at = t + 30 min``.
-    Partition: ``routing_key``.
+    Partition: ``routing_key``. One usage per request, as each is drawn.
     """
-    base.check_requests(requests)
     ttl_seconds = base.ttl_for(facts, None)
     store: dict[tuple[str | None, tuple[int, ...]], base.Entry] = {}
-    usages: list[Usage] = []
-    for number, request in enumerate(requests):
+    prune = base.Pruner()
+    for number, request in enumerate(base.checked(requests)):
+        prune(store, request.time)
         if request.cache_mode not in ("implicit", "explicit"):
             raise CacheModelError(f"request {number}: cache_mode {request.cache_mode!r}")
         for breakpoint_ in request.breakpoints:
@@ -208,10 +224,7 @@ def simulate_openai_56(requests: Sequence[Request], facts: ProviderFacts) -> lis
             prefix = tokens[:boundary]
             store[(partition, prefix)] = base.new_entry(prefix, now, ttl_seconds, facts)
         write = max(0, max(written, default=0) - read)
-        usages.append(
-            Usage(read=read, write=write, uncached=len(tokens) - read - write, total=len(tokens))
-        )
-    return usages
+        yield Usage(read=read, write=write, uncached=len(tokens) - read - write, total=len(tokens))
 
 
 # --------------------------------------------------------------------------------------------
@@ -302,6 +315,7 @@ RESPONSES_USAGE = UsageFields(
 PROVIDER = Provider(
     name="openai",
     simulators={"openai": simulate_openai, NEWER_ROW: simulate_openai_56},
+    streams={"openai": stream_openai, NEWER_ROW: stream_openai_56},
     choose_row=choose_row,
     renderers={OPENAI_CHAT: render_chat, OPENAI_RESPONSES: render_responses},
     usage=(CHAT_USAGE, RESPONSES_USAGE),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from promptlint.providers.base import (
@@ -18,6 +18,7 @@ from promptlint.providers.base import (
     Provider,
     Request,
     Simulator,
+    StreamSimulator,
     Usage,
     UsageFields,
 )
@@ -61,6 +62,9 @@ _BY_NAME: Mapping[str, Provider] = {p.name: p for p in PROVIDERS}
 KNOWN_PROVIDERS: tuple[str, ...] = tuple(_BY_NAME)
 _SIMULATORS: Mapping[str, Simulator] = {
     simulator: function for p in PROVIDERS for simulator, function in p.simulators.items()
+}
+_STREAMS: Mapping[str, StreamSimulator] = {
+    simulator: function for p in PROVIDERS for simulator, function in p.streams.items()
 }
 _RENDERERS: Mapping[str, Provider] = {kind: p for p in PROVIDERS for kind in p.renderers}
 _USAGE_SHAPES: tuple[UsageFields, ...] = tuple(
@@ -137,6 +141,21 @@ def simulate(
             f"{resolved.provider}: no simulator {resolved.simulator!r}; known: {sorted(_SIMULATORS)}"
         )
     return simulator(requests, resolved, **options)
+
+
+def stream(
+    provider: str,
+    model: str | None,
+    requests: Iterable[Request],
+    facts: ProviderFacts | None = None,
+    **options: Any,
+) -> Iterator[Usage] | None:
+    """:func:`simulate`, one usage per request as each is drawn from ``requests`` (each checked
+    as it comes), so a caller can feed a log through without holding it; None where the
+    simulator has no streaming form (then call :func:`simulate` with them all)."""
+    resolved = facts if facts is not None else _facts(provider, model)
+    function = _STREAMS.get(resolved.simulator)
+    return function(requests, resolved, **options) if function is not None else None
 
 
 def renderer_of(kind: str) -> Provider:

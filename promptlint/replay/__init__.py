@@ -14,7 +14,9 @@ Causes: ``timestamp``, ``id``, ``tool-order``, ``key-order``, ``whitespace``,
 ``model-change``, ``ttl-expiry``, ``history`` (an earlier message re-rendered) and
 ``content`` (anything else).
 
-Pure apart from :func:`read_log`: :func:`replay` takes parsed entries and returns a dict.
+Pure apart from :func:`iter_log` / :func:`read_log`: :func:`replay` takes parsed entries (or a
+function that streams them, ``lambda: iter_log(path)``) and returns a dict. The log is streamed:
+memory grows with the number of conversations and requests, not with the history each resends.
 
 ``log.py`` reads the log, ``divergence.py`` finds each break and its cause, ``analysis.py``
 runs the cache model and adds up what was lost.
@@ -25,6 +27,9 @@ from __future__ import annotations
 from promptlint.providers import reported
 from promptlint.replay.analysis import DEFAULT_GAP_SECONDS, replay
 from promptlint.replay.divergence import classify
-from promptlint.replay.log import LogEntry, ReplayError, parse_line, read_log
+from promptlint.replay.log import DEFAULT_MAX_LINE_BYTES, LogEntry, ReplayError, iter_log, parse_line, read_log
 
-__all__ = ["DEFAULT_GAP_SECONDS", "LogEntry", "ReplayError", "classify", "parse_line", "read_log", "replay", "reported"]
+__all__ = [
+    "DEFAULT_GAP_SECONDS", "DEFAULT_MAX_LINE_BYTES", "LogEntry", "ReplayError", "classify", "iter_log", "parse_line",
+    "read_log", "replay", "reported",
+]

@@ -4,20 +4,29 @@ Tokenises every entry (o200k_base; ≈ for Claude), simulates them in time order
 compares predicted with reported cached tokens, finds each request's divergence from the
 previous one of its conversation (:mod:`promptlint.replay.divergence`) and prices the tokens
 lost.
+
+Streamed: entries are taken one at a time and dropped once handled. What is kept per
+conversation (routing key) is the previous request's blocks and token ends, which the next
+one is compared with; per request, a few numbers for the summary. Block ids are remembered
+within a budget (:mod:`promptlint.replay.tokencache`), so a request costs its new content, not
+its history. A log out of time order is read twice: once for the order, once to replay it
+(:mod:`promptlint.replay.simfeed`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from promptlint import providers, requestbody
 from promptlint.providers import reported
-from promptlint.providers.base import Breakpoint, CacheModelError, Request, Usage, cost
+from promptlint.providers.base import Breakpoint, CacheModelError, Request, cost
 from promptlint.replay.divergence import Prepared, divergence
 from promptlint.replay.log import LogEntry, ReplayError
-from promptlint.requestbody import ChunkTokenizer
+from promptlint.replay.simfeed import Feed, OutOfOrder
+from promptlint.replay.tokencache import TokenCache
 
 DEFAULT_GAP_SECONDS = 1.0
 #: Our rendering is not the provider's exact template and Claude's tokenizer is not public:
@@ -69,23 +78,48 @@ def _readable(tokens: int, facts: Any) -> int:
     return tokens - (tokens - minimum) % step if minimum else tokens - tokens % step
 
 
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """What the summary needs of one request once it has been handled (its usage comes later)."""
+
+    line: int
+    model: str
+    tokens: int
+    reported_read: int | None
+    reported_total: int | None
+    found: dict[str, Any] | None
+    potential: int  # tokens it could have read, had it not broken (0 without a break)
+
+
+Entries = Iterable[LogEntry] | Callable[[], Iterable[LogEntry]]
+
+
 def replay(
-    entries: Sequence[LogEntry],
+    entries: Entries,
     *,
     provider: str | None = None,
     model: str | None = None,
     price_overrides: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
-    """Replay ``entries``; the dict ``replay --format json`` prints (ReplayError if impossible)."""
-    from promptlint.providers.cost import resolve_model
-    from promptlint.providers.pricing import prices_for
+    """Replay ``entries``; the dict ``replay --format json`` prints (ReplayError if impossible).
 
-    provider = (provider or entries[0].provider).lower()
-    if provider not in providers.known_providers():
-        raise ReplayError(f"unknown provider {provider!r}; known: {', '.join(providers.known_providers())}")
-    exact = provider != "anthropic"
-    tokenizer = ChunkTokenizer("o200k_base")
-    prepared: list[Prepared] = []
+    ``entries``: the log's entries, or a function that returns a fresh iterator over them
+    (``lambda: iter_log(path)``), which lets the log be streamed and, if out of time order, read
+    a second time. A one-shot iterator is held whole, in case it has to be.
+    """
+    if callable(entries):
+        source = entries
+    else:
+        kept = entries if isinstance(entries, Sequence) else list(entries)
+        source = lambda: kept  # noqa: E731
+    try:
+        return _replay(source, provider, model, price_overrides, None)
+    except OutOfOrder:
+        return _replay(source, provider, model, price_overrides, _time_order(source, provider, model))
+
+
+def _clocks(entries: Iterable[LogEntry]) -> Iterable[tuple[LogEntry, float]]:
+    """Each entry with its clock: seconds since the first timestamp; 1 s on where none is given."""
     clock = 0.0
     origin: float | None = None
     for number, entry in enumerate(entries):
@@ -94,61 +128,136 @@ def replay(
             clock = entry.time - origin
         elif number:
             clock += DEFAULT_GAP_SECONDS
-        chosen, _ = resolve_model(provider, model, entry.rendered.model)
-        ids, ends = tokenizer.request(entry.rendered)
-        prepared.append(Prepared(entry, chosen, ids, ends, clock))
+        yield entry, clock
 
-    usages: list[Usage | None] = [None] * len(prepared)
-    facts_by_model: dict[str, providers.ProviderFacts] = {}
-    for chosen in dict.fromkeys(p.model for p in prepared):
-        facts = providers.facts(provider, chosen)
-        facts_by_model[chosen] = facts
-        # The cache sees requests in time order; a log written by several workers may not be.
-        indices = sorted((i for i, p in enumerate(prepared) if p.model == chosen and p.ids),
-                         key=lambda i: prepared[i].time)
+
+def _chosen(provider: str | None, model: str | None, entry: LogEntry, first: LogEntry) -> tuple[str, str]:
+    from promptlint.providers.cost import resolve_model
+
+    name = (provider or first.provider).lower()
+    return name, resolve_model(name, model, entry.rendered.model)[0]
+
+
+def _time_order(source: Callable[[], Iterable[LogEntry]], provider: str | None, model: str | None) -> dict[str, list[int]]:
+    """Per model, the log indices of its requests in the order the cache sees them: by time,
+    then log order (the requests with no tokens are not simulated)."""
+    keyed: dict[str, list[tuple[float, int]]] = {}
+    first: LogEntry | None = None
+    for index, (entry, clock) in enumerate(_clocks(source())):
+        first = first or entry
+        _, chosen = _chosen(provider, model, entry, first)
+        if any(chunk.text for chunk in entry.rendered.chunks):
+            keyed.setdefault(chosen, []).append((clock, index))
+    return {chosen: [i for _, i in sorted(pairs, key=lambda pair: pair[0])] for chosen, pairs in keyed.items()}
+
+
+def _replay(
+    source: Callable[[], Iterable[LogEntry]],
+    provider_name: str | None,
+    model: str | None,
+    price_overrides: Mapping[str, float] | None,
+    order: dict[str, list[int]] | None,
+) -> dict[str, Any]:
+    from promptlint.providers.pricing import prices_for
+
+    tokenizer = TokenCache("o200k_base")
+    feeds: dict[str, Feed] = {}
+    pending: list[_Row] = []
+    last_by_key: dict[str | None, tuple[Prepared, int]] = {}
+    provider = ""
+    first: LogEntry | None = None
+    for index, (entry, clock) in enumerate(_clocks(source())):
+        if first is None:
+            first = entry
+            provider = (provider_name or entry.provider).lower()
+            if provider not in providers.known_providers():
+                known = ", ".join(providers.known_providers())
+                raise ReplayError(f"unknown provider {provider!r}; known: {known}")
+        _, chosen = _chosen(provider, model, entry, first)
+        ids, ends = tokenizer.ids(entry.rendered)
+        item = Prepared(entry, chosen, ids, ends, clock)  # type: ignore[arg-type]
+        feed = feeds.get(chosen)
+        if feed is None:
+            facts = providers.facts(provider, chosen)
+            feed = feeds[chosen] = Feed(provider, chosen, facts, None if order is None else order.get(chosen, []))
+        if ids:
+            try:
+                feed.add(index, _sim_request(item, provider))
+            except CacheModelError as exc:
+                raise ReplayError(f"{_where(entry)}the cache model rejects a request: {exc}") from None
+        pending.append(_handle(item, provider, feed.facts, tokenizer, last_by_key))
+    if first is None:
+        raise ReplayError("no requests")
+    for feed in feeds.values():
         try:
-            results = providers.simulate(provider, chosen, [_sim_request(prepared[i], provider) for i in indices],
-                                          facts=facts)
+            feed.finish()
         except CacheModelError as exc:
             raise ReplayError(f"the cache model rejects a request: {exc}") from None
-        for i, usage in zip(indices, results, strict=True):
-            usages[i] = usage
-
     prices: dict[str, Any] = {}
     notes: list[str] = []
-    for chosen in facts_by_model:
+    for chosen in feeds:
         try:
             prices[chosen] = prices_for(provider, chosen, price_overrides)
         except (LookupError, ValueError) as exc:
             notes.append(f"no price for {chosen}: {exc}")
+    return _summarise(pending, feeds, prices, notes, provider)
 
+
+def _where(entry: LogEntry) -> str:
+    return f"line {entry.line}: " if entry.line else ""
+
+
+def _handle(
+    item: Prepared,
+    provider: str,
+    facts: providers.ProviderFacts,
+    tokenizer: TokenCache,
+    last_by_key: dict[str | None, tuple[Prepared, int]],
+) -> _Row:
+    """Compare ``item`` with the previous request of its conversation (routing key; the
+    previous line if unkeyed), and keep it, slimmed, for the next ones."""
+    ttl = None
+    try:
+        ttl = facts.ttl()
+    except ValueError:
+        pass
+    key = item.entry.routing_key
+    before = last_by_key.get(key)
+    found = divergence(before[0], item, tokenizer, ttl) if before is not None else None
+    potential = 0
+    if found is not None and before is not None:
+        potential = _readable(min(_cacheable(item, provider), before[1]), facts)
+    # The next request needs only this one's blocks, model, time and token ends. ``None``
+    # holds the previous line, which an unkeyed request is compared with.
+    slim = (Prepared(replace(item.entry, body={}, usage=None), item.model, [], item.ends, item.time), len(item.ids))
+    last_by_key[None] = slim
+    if key is not None:
+        last_by_key[key] = slim
+    rep_read, rep_total = reported(item.entry.usage)
+    return _Row(item.entry.line, item.model, len(item.ids), rep_read, rep_total, found, potential)
+
+
+def _summarise(
+    pending: list[_Row], feeds: dict[str, Feed], prices: dict[str, Any], notes: list[str], provider: str
+) -> dict[str, Any]:
+    exact = provider != "anthropic"
     rows: list[dict[str, Any]] = []
-    last_by_key: dict[str, int] = {}
     lost_tokens: dict[str, int] = {}
     lost_cost: float | None = 0.0
     predicted_cost: float | None = 0.0
-    for index, item in enumerate(prepared):
-        simulated = usages[index]
+    below = 0
+    for index, item in enumerate(pending):
+        pending[index] = None  # type: ignore[call-overload]  # freed as its row is made
+        feed = feeds[item.model]
+        facts = feed.facts
+        simulated = feed.usages.get(index)
         predicted = simulated.read if simulated else 0
-        total = len(item.ids)
-        rep_read, rep_total = reported(item.entry.usage)
-        facts = facts_by_model[item.model]
-        ttl = None
-        try:
-            ttl = facts.ttl()
-        except ValueError:
-            pass
-        # Compare with the previous request of the same conversation (routing key), if keyed.
-        key = item.entry.routing_key
-        before = last_by_key.get(key) if key is not None else (index - 1 if index else None)
-        found = divergence(prepared[before], item, tokenizer, ttl) if before is not None else None
-        if key is not None:
-            last_by_key[key] = index
+        total = item.tokens
+        rep_read, rep_total = item.reported_read, item.reported_total
+        found = item.found
         lost = 0
         if found is not None:
-            previous = prepared[before]  # type: ignore[index]
-            potential = _readable(min(_cacheable(item, provider), len(previous.ids)), facts)
-            lost = max(0, potential - max(found["token_offset"], predicted))
+            lost = max(0, item.potential - max(found["token_offset"], predicted))
             found["tokens_lost"] = lost
             lost_tokens[found["cause"]] = lost_tokens.get(found["cause"], 0) + lost
         price = prices.get(item.model)
@@ -168,7 +277,7 @@ def replay(
         disagrees = rep_read is not None and abs(rep_read - predicted) > slack
         rows.append({
             "index": index,
-            "line": item.entry.line,
+            "line": item.line,
             "tokens": total,
             "predicted_cached_tokens": predicted,
             "reported_cached_tokens": rep_read,
@@ -177,7 +286,9 @@ def replay(
             "disagrees": disagrees,
             "divergence": found,
         })
+        below += total < (facts.min_cacheable_tokens or 0)
 
+    facts_by_model = {chosen: feed.facts for chosen, feed in feeds.items()}
     total_tokens = sum(r["tokens"] for r in rows)
     predicted_total = sum(r["predicted_cached_tokens"] for r in rows)
     with_usage = [r for r in rows if r["reported_cached_tokens"] is not None and r["reported_tokens"]]
@@ -187,11 +298,9 @@ def replay(
         else None
     )
     as_of = sorted({p.as_of for p in prices.values() if p.as_of})
-    below = [r for r, item in zip(rows, prepared, strict=True)
-             if r["tokens"] < (facts_by_model[item.model].min_cacheable_tokens or 0)]
     if below:
-        minimum = min(facts_by_model[item.model].min_cacheable_tokens for item in prepared)
-        notes.append(f"{len(below)} of {len(rows)} request(s) are below the {minimum:,}-token minimum: they could "
+        minimum = min(facts.min_cacheable_tokens for facts in facts_by_model.values())
+        notes.append(f"{below} of {len(rows)} request(s) are below the {minimum:,}-token minimum: they could "
                      "never be cached, whatever their content, and cost nothing lost")
     if not exact:
         notes.append("token counts are ≈: o200k_base is not Claude's tokenizer")

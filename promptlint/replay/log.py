@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import codecs
+import itertools
 import json
-from collections.abc import Mapping
+import os
+import stat
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, BinaryIO
 
 from promptlint import providers, requestbody
 from promptlint.requestbody import Rendered
@@ -48,6 +52,10 @@ def parse_line(text: str, where: str) -> LogEntry:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReplayError(f"{where}: malformed JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise ReplayError(f"{where}: JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer over the interpreter's digit limit
+        raise ReplayError(f"{where}: malformed JSON: {exc}") from None
     wrapped = isinstance(value, dict) and isinstance(value.get("request"), dict)
     body = value["request"] if wrapped else value
     try:
@@ -70,16 +78,58 @@ def parse_line(text: str, where: str) -> LogEntry:
     )
 
 
-def read_log(path: str) -> list[LogEntry]:
-    """Every request of a JSONL log; blank lines are skipped. ReplayError on a bad line."""
+#: The longest line read (bytes). A logged request with a 1M-token context is about 5 MB of
+#: JSON; a longer line is refused after reading this much of it, not read whole.
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+def _open(path: str) -> BinaryIO:
+    """The log, opened for reading; only a regular file (a FIFO or a device would block or
+    never end)."""
     try:
-        with open(path, encoding="utf-8-sig") as handle:
-            lines = handle.read().splitlines()
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ReplayError(f"{path}: not a regular file")
+        return open(path, "rb")  # noqa: SIM115 (closed by iter_log)
     except OSError as exc:
         raise ReplayError(f"{path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ReplayError(f"{path}: not UTF-8 text") from None
-    entries = [parse_line(text, f"{path}:{number}") for number, text in enumerate(lines, 1) if text.strip()]
-    if not entries:
+
+
+def iter_log(path: str, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[LogEntry]:
+    """Every request of a JSONL log, one line at a time (the log is never held whole).
+
+    Blank lines are skipped. Any other line that is not a request is an error (DESIGN.md: a
+    malformed input fails the run, exit 2): ReplayError naming the file and line, raised when
+    the reader reaches it. A line over ``max_line_bytes`` is refused after reading that much.
+    A last line cut short (no newline, not JSON) says so: a log still being written.
+    """
+    found = False
+    with _open(path) as handle:
+        for number in itertools.count(1):
+            raw = handle.readline(max_line_bytes + 1)
+            if not raw:
+                break
+            where = f"{path}:{number}"
+            if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+                raise ReplayError(f"{where}: line longer than {max_line_bytes:,} bytes (--max-line-bytes)")
+            if number == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8) :]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ReplayError(f"{where}: not UTF-8 text (byte {exc.start + 1})") from None
+            if not text.strip():
+                continue
+            try:
+                yield parse_line(text, where)
+            except ReplayError as exc:
+                if not raw.endswith(b"\n") and "malformed JSON" in str(exc):
+                    raise ReplayError(f"{exc} (the last line, cut short?)") from None
+                raise
+            found = True
+    if not found:
         raise ReplayError(f"{path}: no requests")
-    return entries
+
+
+def read_log(path: str, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> list[LogEntry]:
+    """Every request of a JSONL log, all at once (:func:`iter_log`; ReplayError on a bad line)."""
+    return list(iter_log(path, max_line_bytes=max_line_bytes))

@@ -1,0 +1,172 @@
+"""The streaming replay: identical results to the pre-streaming one, and bad lines refused.
+
+Identical on two counts: against goldens made with the pre-streaming implementation (the
+fixtures and seeded generated logs), and against that implementation itself, kept in
+``replay_reference.py``, on further seeded logs in and out of time order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptlint import replay
+
+sys.path.insert(0, str(Path(__file__).parent))
+import replay_logs  # noqa: E402
+import replay_reference  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+GOLDEN = REPO / "tests/data/replay_golden"
+
+
+def _same(value: dict[str, Any]) -> Any:
+    return json.loads(json.dumps(value, sort_keys=True))
+
+
+def _write(tmp_path: Path, lines: list[str], name: str = "log.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name", ["agent_clock", "agent_clock_fixed"])
+def test_fixtures_match_the_pre_streaming_goldens(name: str) -> None:
+    path = str(REPO / f"fixtures/replay/{name}.jsonl")
+    result = replay.replay(lambda: replay.iter_log(path))
+    assert _same(result) == json.loads((GOLDEN / f"{name}.json").read_text())
+
+
+@pytest.mark.parametrize("seed", replay_logs.GOLDEN_SEEDS)
+def test_generated_logs_match_the_pre_streaming_goldens(tmp_path: Path, seed: int) -> None:
+    path = str(_write(tmp_path, replay_logs.build(seed)))
+    result = replay.replay(lambda: replay.iter_log(path))
+    assert _same(result) == json.loads((GOLDEN / f"seed{seed}.json").read_text())
+
+
+@pytest.mark.parametrize(("seed", "disorder"), [(s, d) for s in range(7, 13) for d in (0.0, 0.3)])
+def test_streaming_equals_the_reference_computation(tmp_path: Path, seed: int, disorder: float) -> None:
+    path = str(_write(tmp_path, replay_logs.build(seed, requests=40, disorder=disorder)))
+    expected = replay_reference.replay(replay.read_log(path))
+    assert _same(replay.replay(lambda: replay.iter_log(path))) == _same(expected)
+    # Given as a list, or as a one-shot iterator, the answer is the same.
+    assert _same(replay.replay(replay.read_log(path))) == _same(expected)
+    assert _same(replay.replay(iter(replay.read_log(path)))) == _same(expected)
+
+
+def test_text_report_is_unchanged(run_cli) -> None:  # type: ignore[no-untyped-def]
+    path = REPO / "fixtures/replay/agent_clock.jsonl"
+    expected = replay_reference.replay(replay.read_log(str(path)))
+    from io import StringIO
+
+    from rich.console import Console
+
+    from promptlint.reporters import replay_text
+
+    buffer = StringIO()
+    replay_text.render(expected, Console(file=buffer, highlight=False, soft_wrap=True, width=200))
+    result = run_cli("replay", str(path))
+    assert result.exit_code == 0
+    assert result.stdout.split() == buffer.getvalue().split()
+    as_json = run_cli("replay", str(path), "--format", "json")
+    assert json.loads(as_json.stdout) == _same(expected)
+
+
+GOOD = json.dumps({"request": {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}})
+
+
+@pytest.mark.parametrize(
+    ("lines", "line", "says"),
+    [
+        ([GOOD, "{not json", GOOD], 2, "malformed JSON"),
+        ([GOOD, '{"request": {"model": "gpt-4o", "messages": [1, 2]}}'], 2, "not an OpenAI or Anthropic"),
+        ([GOOD, json.dumps({"request": json.loads(GOOD)["request"], "timestamp": True})], 2, "timestamp"),
+        ([GOOD, "[" * 100_000 + "]" * 100_000], 2, "nested too deeply"),
+        ([GOOD, "5"], 2, "not an OpenAI or Anthropic"),
+    ],
+)
+def test_bad_line_is_one_line_error_naming_file_and_line(
+    run_cli, tmp_path: Path, lines: list[str], line: int, says: str  # type: ignore[no-untyped-def]
+) -> None:
+    path = _write(tmp_path, lines)
+    result = run_cli("replay", str(path))
+    assert result.exit_code == 2, result.output
+    message = result.stderr.strip().splitlines()
+    assert len(message) == 1 and f"{path}:{line}:" in message[0] and says in message[0], message
+    assert "Traceback" not in result.output
+
+
+def test_truncated_last_line_says_it_was_cut_short(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "log.jsonl"
+    path.write_text(GOOD + "\n" + GOOD[: len(GOOD) // 2])
+    result = run_cli("replay", str(path))
+    assert result.exit_code == 2
+    assert f"{path}:2:" in result.stderr and "cut short" in result.stderr
+
+
+def test_huge_line_is_refused_at_the_limit_without_reading_it_whole(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "log.jsonl"
+    with path.open("w") as handle:
+        handle.write(GOOD + "\n" + '{"request": "' + "x" * 5_000_000 + '"}\n')
+    result = run_cli("replay", str(path), "--max-line-bytes", "100000")
+    assert result.exit_code == 2
+    assert f"{path}:2: line longer than 100,000 bytes" in result.stderr
+    with pytest.raises(replay.ReplayError, match="line longer"):
+        list(replay.iter_log(str(path), max_line_bytes=1000))
+
+
+def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(GOOD.encode() + b"\n" + b'{"x": "\xff"}\n')
+    with pytest.raises(replay.ReplayError, match=r"log.jsonl:2: not UTF-8"):
+        list(replay.iter_log(str(path)))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    path = tmp_path / "log.fifo"
+    os.mkfifo(path)
+    with pytest.raises(replay.ReplayError, match="not a regular file"):
+        list(replay.iter_log(str(path)))
+
+
+def test_blank_lines_and_bom_are_fine_and_lines_are_numbered(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode() + b"\r\n\n   \n" + GOOD.encode())
+    entries = list(replay.iter_log(str(path)))
+    assert [e.line for e in entries] == [1, 4]
+
+
+def test_empty_log_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n\n")
+    with pytest.raises(replay.ReplayError, match="no requests"):
+        replay.replay(lambda: replay.iter_log(str(path)))
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])  # Anthropic, OpenAI before 5.6, OpenAI 5.6+
+def test_dropping_expired_cache_entries_changes_no_result(tmp_path: Path, monkeypatch, seed: int) -> None:  # type: ignore[no-untyped-def]
+    from promptlint.providers import base
+
+    path = str(_write(tmp_path, replay_logs.build(seed, requests=50, disorder=0.0)))
+    monkeypatch.setattr(base.Pruner, "MIN_SWEEP", 10**9)  # never sweep
+    kept = replay.replay(lambda: replay.iter_log(path))
+    monkeypatch.setattr(base.Pruner, "MIN_SWEEP", 1)  # sweep all the time
+    dropped: list[int] = []
+    sweep = base.Pruner.__call__
+
+    def counting(self: base.Pruner, store: dict[Any, base.Entry], now: float) -> None:
+        before = len(store)
+        sweep(self, store, now)
+        dropped.append(before - len(store))
+
+    monkeypatch.setattr(base.Pruner, "__call__", counting)
+    swept = replay.replay(lambda: replay.iter_log(path))
+    assert _same(swept) == _same(kept)
+    if seed != 4:  # OpenAI before 5.6 sweeps its machines, not a Pruner's store
+        assert sum(dropped) > 0  # the log's long gaps did expire entries, and they were dropped
