@@ -9,7 +9,8 @@ costs.
 The order is `order = [...]` under `[assembly]` in promptlint.toml
 (`[tool.promptlint.assembly]` in pyproject.toml), paths relative to the config file
 (globs such as `memory/*.md` allowed). Without one, a folder holding two or more
-workspace files is read in the known workspace convention.
+workspace files is read in the known workspace convention, and since that order is
+assumed, its findings are warnings at most.
 
 ## Why is this bad?
 The assembled files are one prompt. MEMORY.md rewritten during a conversation, placed
@@ -186,9 +187,15 @@ def check_project(project: Project) -> Iterator[Finding]:
                 end_column = len(lines[line - 1]) + 1 if line <= len(lines) else 2
             else:
                 line, where, end_column = 1, (checked.path if checked is not None else _display(path)), 2
+            severity, confidence = severity_for(vol, lost, total), vol.confidence
+            if not configured:
+                # Nothing says these files are one prompt, or in this order: the workspace
+                # convention is a guess, so the finding is one level short of an error.
+                severity, confidence = ("warning" if severity == "error" else severity), "medium"
+                message += " (assumed: no `[assembly] order` says how these files are put together)"
             yield Finding(
                 path=where, line=line, column=1, end_line=line, end_column=end_column, rule=CODE, name=NAME,
-                severity=severity_for(vol, lost, total), kind="assembly-order", frequency=vol.frequency,
+                severity=severity, kind="assembly-order", frequency=vol.frequency,
                 message=message, tokens_lost=lost, fixable=configured, evidence=vol.evidence,
-                confidence=vol.confidence, extra={"file": _display(path)},
+                confidence=confidence, extra={"file": _display(path)},
             )

@@ -218,7 +218,7 @@ def test_model_picks_the_encoding(run_cli, project: Path) -> None:  # type: igno
 
 
 def test_syntax_option_overrides_detection(run_cli, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    write("p.txt", "Hello {user_name}, welcome.\n")
+    write("p.txt", "Hello {customer}, welcome.\n")
     plain = json.loads(run_cli("check", "--format", "json", *CORE, "p.txt", cwd=tmp_path).stdout)
     forced = json.loads(run_cli("check", "--format", "json", *CORE, "--syntax", "format", "p.txt", cwd=tmp_path).stdout)
     assert plain["files"][0]["syntax"] == "markdown" and plain["findings"] == []

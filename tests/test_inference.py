@@ -30,8 +30,13 @@ RULES = "\n".join(
         ("assistant.prompt", "Time: {current_datetime}\nUser: {user_name}\n", "format"),
         # `${name}`: JavaScript template literals, Python's string.Template
         ("concierge.md", "Guest: ${guest_name}, room ${room_number}\n", "dollar"),
-        # one field is not several: a lone `{user_name}` stays static text
-        ("p.txt", "Hello {user_name}, welcome.\n", "markdown"),
+        # one field is not several: a lone `{name}` stays static text, unless its snake_case
+        # name says what changes (`{user_name}`, `{search_results}`)
+        ("p.txt", "Hello {name}, welcome.\n", "markdown"),
+        ("p.txt", "Write {final_answer} last.\n", "markdown"),
+        ("p.txt", "Hello {user_name}, welcome.\n", "format"),
+        # beside a raw JSON example (which str.format would reject): a token replaced in code
+        ("research.md", "Results:\n{search_results}\n\n```json\n{\"plan\": []}\n```\n", "placeholders"),
         # `{answer}` as an instruction, in code spans or explained in prose
         ("grade.md", "Reply as `ANSWER: {answer}` and `REASON: {reason}`.\n", "markdown"),
         ("style.md", "Write it as {answer}, then {sources}, where {answer} is at most four sentences.\n", "markdown"),

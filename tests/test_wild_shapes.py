@@ -126,6 +126,13 @@ def test_lone_or_explained_upper_token_stays_static(text: str) -> None:
     assert infer_syntax("p.txt", text).syntax == "markdown"
 
 
+def test_a_volatile_snake_case_token_beside_raw_json_is_a_slot() -> None:
+    text = "Results of your searches:\n{search_results}\n\n```json\n{\"steps\": [{\"query\": \"x\"}]}\n```\n" + RULES
+    assert infer_syntax("research.md", text).syntax == "placeholders"
+    # the JSON example is literal text, not a field named `"steps"`
+    assert found(check_text(text, path="research.md")) == [(2, "retrieval", "error")]
+
+
 # --------------------------------------------------------------------------- documentation pages
 
 @pytest.mark.parametrize(
@@ -154,6 +161,8 @@ def test_fields_of_a_list_section_are_judged_with_the_list() -> None:
     # a flag section renders the outer context: its names are judged as they are
     flag = "{{#show_header}}\nTime: {{current_time}}\n{{/show_header}}\n" + RULES
     assert found(check_text(flag, path="a.mustache")) == [(2, "timestamp", "error")]
+    # a flag section's value is never printed: like an `if`, it is not judged by its name
+    assert check_text("{{#is_new_profile}}\nSay hello.\n{{/is_new_profile}}\n" + RULES, path="a.mustache").findings == []
     # and a list the request fills is judged by its name
     orders = "Open orders:\n{{#each recentOrders}}\n- {{this.id}}: {{status}}\n{{/each}}\n" + RULES
     assert found(check_text(orders, path="a.hbs")) == [(2, "retrieval", "error")]
@@ -205,7 +214,9 @@ def test_a_labelled_trace_id_and_a_patient_are_rendered_values(tmp_path: Path) -
         ("system_time", "timestamp"), ("recentOrders", "retrieval"), ("order_history", "retrieval"),
         ("pr.diff", "retrieval"), ("open_tickets", "retrieval"),
         ("repo.full_name", None), ("project.display_name", None), ("user.full_name", "identity"),
-        ("system_prompt", None), ("app_version", None),
+        ("system_prompt", None), ("app_version", None), ("traveller.home_airport", None), ("home_dir", "environment"),
+        ("CHANGED_FILES", "environment"), ("active_users", "identity"), ("PR_AUTHOR", "identity"),
+        ("people_channel", None), ("cart", "retrieval"),
     ],
 )
 def test_words_of_names(name: str, kind: str | None) -> None:

@@ -131,7 +131,10 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                     if found is not None:
                         units.append(Unit(seg, found[0], found[1], depth))
                         continue
-                if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS:
+                # A section named like a flag (`{{#is_new_profile}}`) is an `if`: its value is
+                # never printed, and only what its body renders is judged.
+                flag = template.syntax == "mustache" and seg.kind == "section" and not _lists_items(seg)
+                if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS and not flag:
                     vol = classify(seg.expr, overrides, collection=True)
                     if vol is not None and vol.fixed_order:
                         vol = order_can_change(vol, _nearby(template.source, seg), seg.expr)

@@ -33,18 +33,19 @@ _register("timestamp", "per-day", "date today weekday dow yesterday tomorrow day
 _register("identity", "per-session", "user username userid customer owner caller member person human profile "
           "preferences prefs timezone tz locale location city room area account nickname "
           "firstname lastname fullname displayname recipient sender operator patient student client "
-          "guest useremail signedin")
+          "guest useremail signedin author requester assignee reporter attendees participants members "
+          "activeusers onlineusers users")
 _register("session-id", "per-request", "request requestid trace traceid span nonce uuid guid seed random rand "
           "step turn counter iteration attempt correlation idempotency messageid")
 _register("session-id", "per-session", "session sessionid conversationid chatid threadid runid")
 _register("environment", "per-session", "cwd pwd workdir workspace workpath projectpath rootdir repopath os platform "
-          "shell hostname arch machine env environment editor ide terminal home homedir isgitrepo gitrepo "
+          "shell hostname arch machine env environment editor ide terminal homedir isgitrepo gitrepo "
           "branch gitbranch nodeversion pythonversion sysinfo sandbox sandboxed contextfiles "
           # folder trees and listings: stable within a session, different per project
           "filetree dirlisting directorylisting directorystructure "
           # where the run happens: the project folder, the OS release, the runtime
           "host vcs projectdir workingdir repodir rootfolder osrelease osversion kernelversion runtime")
-_register("environment", "per-request", "gitstatus gitdiff gitlog lastcommits recentcommits commits recentfiles "
+_register("environment", "per-request", "changedfiles gitstatus gitdiff gitlog lastcommits recentcommits commits recentfiles "
           "openfiles opentabs "
           "activefile currentfile clipboard cursorposition visiblefiles")
 _register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
@@ -53,7 +54,8 @@ _register("retrieval", "per-request", "context contexts documents docs doc chunk
           "states diff patch changeset records "
           # a user's records, looked up for the request
           "orders tickets bookings appointments reservations transactions invoices payments incidents alerts "
-          "notifications emails inbox unread events news headlines posts feed positions holdings balances")
+          "notifications emails inbox unread events news headlines posts feed positions holdings balances "
+          "cart basket wishlist snapshot rows")
 _register("memory", "per-request", "memory memories mem notes journal diary facts recall summary summaries "
           "history chathistory conversation transcript scratchpad heartbeat activity recentactivity "
           "recap learnings reflections dailynotes")
@@ -98,7 +100,10 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("root", "folder"), "rootfolder"), (("is", "repo"), "isgitrepo"), (("is", "git"), "isgitrepo"),
     (("os", "release"), "osrelease"), (("os", "version"), "osversion"), (("os", "name"), "os"),
     (("kernel", "version"), "kernelversion"), (("git", "log"), "gitlog"), (("last", "commits"), "lastcommits"),
-    (("recent", "commits"), "recentcommits"), (("vcs", "status"), "gitstatus"), (("repo", "status"), "gitstatus"),
+    (("recent", "commits"), "recentcommits"), (("home", "dir"), "homedir"), (("home", "directory"), "homedir"),
+    (("home", "path"), "homedir"), (("home", "folder"), "homedir"), (("changed", "files"), "changedfiles"),
+    (("files", "changed"), "changedfiles"), (("open", "tabs"), "opentabs"), (("active", "users"), "activeusers"),
+    (("online", "users"), "onlineusers"), (("vcs", "status"), "gitstatus"), (("repo", "status"), "gitstatus"),
     (("working", "tree"), "gitstatus"), (("vcs", "diff"), "gitdiff"), (("repo", "diff"), "gitdiff"),
     # the host's clock, not a system prompt's setting (`system` alone is a stable root)
     (("system", "time"), "currenttime"), (("system", "datetime"), "currentdatetime"), (("system", "date"), "date"),

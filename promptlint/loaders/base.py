@@ -169,9 +169,9 @@ def _format_fields(text: str) -> list[str]:
         list(string.Formatter().parse(text))
     except ValueError:
         return []  # unbalanced braces: not a format template
+    if _JSON_OBJECT.search(text):
+        return []  # a JSON object, even in an example, would be written with `{{` in a format template
     scanned = _CODE_SPAN.sub(lambda m: " " * len(m.group()), _outside_fences(text))
-    if _JSON_OBJECT.search(scanned):
-        return []  # a JSON object in a format template would be written with `{{`
     fields = []
     for match in _FORMAT_FIELD.finditer(scanned):
         before = scanned[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
@@ -224,9 +224,10 @@ def _documents_placeholders(body: str) -> bool:
 
 
 def _replaced_tokens(body: str) -> list[str]:
-    """`{CURRENT_TIME}` tokens in a file that is no format template (JSON or prose braces
-    around them): replaced by name in code. Two distinct names, or one that names a
-    volatile value, are evidence; a lone `{ANSWER}` in prose is an instruction."""
+    """`{CURRENT_TIME}`, `{search_results}` tokens in a file that is no format template (a
+    raw JSON example beside them): replaced by name in code. Two distinct UPPER_CASE
+    names, or a name that says what changes, are evidence; a lone `{ANSWER}` or `{answer}`
+    in prose is an instruction."""
     from promptlint.core.names import _by_name
     from promptlint.loaders.placeholders import TOKEN
 
@@ -236,8 +237,9 @@ def _replaced_tokens(body: str) -> list[str]:
         if _explained(before, body[match.end() : match.end() + 40]):
             return []
         found.append(match.group(1))
-    distinct = set(found)
-    if len(distinct) >= 2 or any(_by_name((name,)) is not None for name in distinct):
+    upper = {name for name in found if name.isupper()}
+    if len(upper) >= 2 or any(_by_name((name,)) is not None for name in upper) or any(
+            _names_a_volatile_value(name) for name in set(found) - upper):
         return found
     return []
 
@@ -293,7 +295,7 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         return Inference("mustache", f"inferred from content: {_names(mustache, f'`{style}` placeholders')}", True)
     if "{{" in text and re.search(r"\{\{-?\s*[\w.]+\s*\(", text):
         return Inference("jinja", "inferred from content: `{{ call() }}` expressions", True)
-    replaced = _replaced_tokens(body) if len(set(fields)) < 2 else []
+    replaced = _replaced_tokens(body) if not fields else []
     if replaced:
         what = _names(replaced, "`{UPPER_CASE}` placeholders")
         return Inference("placeholders", f"inferred from content: {what}", True)
@@ -301,4 +303,15 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         escaped = " and `{{`/`}}` escaped braces" if re.search(r"\{\{|\}\}", text) else ""
         what = _names(fields, "`{name}` str.format fields")
         return Inference("format", f"inferred from content: {what}{escaped}, no JSON outside them", True)
+    if len(set(fields)) == 1 and _names_a_volatile_value(fields[0]):
+        what = f"1 `{{name}}` str.format field ({fields[0]}) whose name reads as a volatile value"
+        return Inference("format", f"inferred from content: {what}, no JSON outside it", True)
     return None
+
+
+def _names_a_volatile_value(field: str) -> bool:
+    """`{current_date_and_time}`, `{search_results}`: a snake_case name of several words that
+    says what changes. A lone `{answer}` or `{final_answer}` in prose is an instruction."""
+    from promptlint.core.names import _by_name
+
+    return "_" in field.strip("_") and _by_name(tuple(field.split("."))) is not None

@@ -1,8 +1,8 @@
-"""Text whose code replaces ``{UPPER_CASE}`` tokens (``prompt.replace("{CURRENT_TIME}", now)``).
+"""Text whose code replaces ``{NAME}`` tokens (``prompt.replace("{CURRENT_TIME}", now)``).
 
-Such a file is no ``str.format`` template: its other braces (JSON examples, ``{answer}`` in
-prose) are literal text, since only the named tokens are replaced. Only ``{NAME}`` with an
-upper-case identifier is a slot.
+Such a file is no ``str.format`` template: its other braces (a JSON example written raw,
+which ``str.format`` would reject) are literal text, since only the named tokens are
+replaced. A slot is ``{identifier}``: no dots, no quotes, not a doubled brace.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import re
 
 from promptlint.core.ir import Expr, Segment, Slot, Span, Template, Text
 
-# `{CURRENT_TIME}`, not `{{CURRENT_TIME}}` (a Mustache-style file) nor `${CURRENT_TIME}`.
-TOKEN = re.compile(r"(?<![{$\\\w])\{([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*)\}(?!\})")
+# `{CURRENT_TIME}`, `{search_results}`; not `{{CURRENT_TIME}}` (a Mustache-style file), `${x}`
+# nor `\{x}`.
+TOKEN = re.compile(r"(?<![{$\\\w])\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 
 def load(path: str, source: str) -> Template:
