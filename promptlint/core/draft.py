@@ -48,32 +48,41 @@ def _assemble(template: Template, layout: Layout, carriers: list[Carrier]) -> tu
     and where each line that is kept starts in it (line index → offset).
 
     Line endings are kept byte for byte: what ends the file (its final newline or none,
-    a lone ``\r``, trailing blank lines) still ends it, and the line that was last takes
-    the ending of the line that becomes last (a CRLF line in an LF file stays CRLF)."""
-    newline = "\r\n" if "\r\n" in template.source else template.newline
+    a lone ``\r``, trailing blank lines) still ends it; the line that was last takes the
+    ending of the line that becomes last, and a blank line the move adds takes the ending
+    of one it took out (a CRLF line in an LF file stays CRLF). Only a blank line added
+    where none was taken out is new: it ends as most lines of the file do."""
+    crlf = template.source.count("\r\n")
+    newline = "\r\n" if crlf > template.source.count("\n") - crlf else "\n"
     last = max((i for i in range(layout.count) if not layout.blank[i]), default=layout.count - 1)
     body = layout.lines[last].rstrip("\r\n")
     tail = template.source[layout.starts[last] + len(body):]
     texts = [*layout.lines[:last], body]
     moved = covered_lines(carriers)
     kept: list[tuple[int | None, str]] = []
+    freed_blanks: list[str] = []  # the endings of the blank lines taken out
     removed_here = False
     for i, line in enumerate(texts):
         if i in moved:
             removed_here = True
             continue
         if layout.blank[i] and removed_here and (not kept or not kept[-1][1].strip()):
+            freed_blanks.append(_ending(line))
             continue  # no double blank line (or leading one) where text was taken out
         if not layout.blank[i]:
             removed_here = False
         kept.append((i, line))
     while kept and not kept[-1][1].strip():
-        kept.pop()
-    pieces = kept + ([(None, newline)] if kept else [])
+        freed_blanks.append(_ending(kept.pop()[1]))
+
+    def blank() -> tuple[None, str]:
+        return None, freed_blanks.pop(0) if freed_blanks else newline
+
+    pieces = kept + ([blank()] if kept else [])
     previous: Carrier | None = None
     for carrier in carriers:
         if previous is not None and not (_is_item(layout, previous) and _is_item(layout, carrier)):
-            pieces.append((None, newline))
+            pieces.append(blank())
         pieces += [(i, texts[i]) for i in range(carrier.first, min(carrier.last, last) + 1)]
         previous = carrier
     # The file's own ending goes last; the ending the last piece had goes to the line that was last.
@@ -92,6 +101,10 @@ def _assemble(template: Template, layout: Layout, carriers: list[Carrier]) -> tu
         out.append(text)
         at += len(text)
     return "".join(out) + tail, starts
+
+
+def _ending(line: str) -> str:
+    return line[len(line.rstrip("\r\n")):]
 
 
 def _is_item(layout: Layout, carrier: Carrier) -> bool:

@@ -41,7 +41,7 @@ except ImportError:  # pragma: no cover  # Windows: no flock, no stale-file clea
     fcntl = None  # type: ignore[assignment]
 
 #: ``.<name>.promptlint-`` + tempfile's 8 random characters + this suffix.
-TEMP_SUFFIX = ".promptlint.tmp"
+TEMP_SUFFIX = ".tmp"
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
