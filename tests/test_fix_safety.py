@@ -69,6 +69,18 @@ def test_an_owner_that_cannot_be_given_is_kept_by_writing_in_place(
     assert _temps(tmp_path) == []
 
 
+def test_extended_attributes_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "a.j2"
+    path.write_text(FIXABLE)
+    try:
+        os.setxattr(path, "user.promptlint-test", b"kept")
+    except (OSError, AttributeError):
+        pytest.skip("no user extended attributes on this file system")
+    assert fix_file(str(path)).written
+    assert os.getxattr(path, "user.promptlint-test") == b"kept"
+    assert path.read_text() == MOVED_LAST
+
+
 # -- symlinks --------------------------------------------------------------------------------
 
 
