@@ -186,6 +186,11 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
             unknown = set(value) - _ASSEMBLY_KEYS
             if unknown:
                 raise ConfigError(f"{path}: unknown key `assembly.{min(unknown)}`")
+            for name, entry in value.items():  # typed here, so that no reader (nor fix) meets `order = 3`
+                if name == "root" and not isinstance(entry, str):
+                    raise ConfigError(f"{path}: `assembly.root` must be a string")
+                if name != "root" and not (isinstance(entry, list) and all(isinstance(e, str) for e in entry)):
+                    raise ConfigError(f"{path}: `assembly.{name}` must be a list of strings")
             values[attr] = dict(value)
         else:  # providers, prices: validated by the modules that read them
             if not isinstance(value, dict):

@@ -45,44 +45,66 @@ class Draft:
 
 def _assemble(template: Template, layout: Layout, carriers: list[Carrier]) -> tuple[str, dict[int, int]]:
     """The source with the carriers removed and appended, in order, after one blank line;
-    and where each line that is kept starts in it (line index → offset)."""
-    newline = "\r\n" if "\r\n" in template.source else template.newline
+    and where each line that is kept starts in it (line index → offset).
+
+    Line endings are kept byte for byte: what ends the file (its final newline or none,
+    a lone ``\r``, trailing blank lines) still ends it; the line that was last takes the
+    ending of the line that becomes last, and a blank line the move adds takes the ending
+    of one it took out (a CRLF line in an LF file stays CRLF). Only a blank line added
+    where none was taken out is new: it ends as most lines of the file do."""
+    crlf = template.source.count("\r\n")
+    newline = "\r\n" if crlf > template.source.count("\n") - crlf else "\n"
+    last = max((i for i in range(layout.count) if not layout.blank[i]), default=layout.count - 1)
+    body = layout.lines[last].rstrip("\r\n")
+    tail = template.source[layout.starts[last] + len(body):]
+    texts = [*layout.lines[:last], body]
     moved = covered_lines(carriers)
-    kept: list[tuple[int, str]] = []
+    kept: list[tuple[int | None, str]] = []
+    freed_blanks: list[str] = []  # the endings of the blank lines taken out
     removed_here = False
-    for i, line in enumerate(layout.lines):
+    for i, line in enumerate(texts):
         if i in moved:
             removed_here = True
             continue
         if layout.blank[i] and removed_here and (not kept or not kept[-1][1].strip()):
+            freed_blanks.append(_ending(line))
             continue  # no double blank line (or leading one) where text was taken out
         if not layout.blank[i]:
             removed_here = False
         kept.append((i, line))
     while kept and not kept[-1][1].strip():
-        kept.pop()
-    starts: dict[int, int] = {}
-    out = ""
-    for i, line in kept:
-        starts[i] = len(out)
-        out += line
-    if out:
-        if not out.endswith("\n"):
-            out += newline
-        out += newline
+        freed_blanks.append(_ending(kept.pop()[1]))
+
+    def blank() -> tuple[None, str]:
+        return None, freed_blanks.pop(0) if freed_blanks else newline
+
+    pieces = kept + ([blank()] if kept else [])
     previous: Carrier | None = None
     for carrier in carriers:
         if previous is not None and not (_is_item(layout, previous) and _is_item(layout, carrier)):
-            out += newline
-        for i in range(carrier.first, carrier.last + 1):
-            starts[i] = len(out)
-            out += layout.lines[i]
-        if not out.endswith("\n"):
-            out += newline
+            pieces.append(blank())
+        pieces += [(i, texts[i]) for i in range(carrier.first, min(carrier.last, last) + 1)]
         previous = carrier
-    if not template.source.endswith("\n"):
-        out = out.removesuffix("\n").removesuffix("\r")
-    return out, starts
+    # The file's own ending goes last; the ending the last piece had goes to the line that was last.
+    final, final_text = pieces[-1]
+    stem = final_text.rstrip("\r\n")
+    pieces[-1] = (final, stem)
+    freed = final_text[len(stem):] or newline
+    starts: dict[int, int] = {}
+    out: list[str] = []
+    at = 0
+    for index, text in pieces:
+        if index == last and final != last:
+            text += freed
+        if index is not None:
+            starts[index] = at
+        out.append(text)
+        at += len(text)
+    return "".join(out) + tail, starts
+
+
+def _ending(line: str) -> str:
+    return line[len(line.rstrip("\r\n")):]
 
 
 def _is_item(layout: Layout, carrier: Carrier) -> bool:

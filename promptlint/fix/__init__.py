@@ -20,9 +20,12 @@ Nothing is written before the rewrite is proved (black's habit): the new text pa
 with the same loader; rendering old and new with the same random values yields the
 same multiset of non-empty lines, for several value sets; the source keeps every word
 and gains none; planning again on the result changes nothing; and the stable prefix,
-in tokens, grew. Writing is atomic (temporary file in the same folder, fsync,
-``os.replace``) and keeps the file's mode, BOM, line endings and final newline; a file
-that changed on disk since it was read is left alone.
+in tokens, grew. In a run over many files, every file is decided and proved (and every
+config rewrite planned) before the first is written. Writing is atomic (temporary file
+in the same folder, fsync, ``os.replace``) and keeps the file's owner, group, mode, hard
+links, BOM and line endings byte for byte; a kill leaves no temporary file; a file that
+changed on disk since it was read is left alone, and a symlink out of the project is
+not written through (``write``, ``bounds``).
 
 Unsafe fixes (``unsafe=True``) change words: a clock's format literal finer than a day
 is coarsened to day precision, and an unsorted Jinja loop over a tool list gets
@@ -35,7 +38,8 @@ This package owns the rewriter, one job a module:
 - ``render``: rendering old and new with the same generated values;
 - ``prove``: the proof a rewrite must pass;
 - ``plan``: one template's proved fix, with its stable prefix and cost before and after;
-- ``write``: the unified diff and the atomic write;
+- ``bounds``: where a fix may write (no symlink out of the project);
+- ``write``: the unified diff and the write that keeps owner, mode, links and endings;
 - ``apply``: fixing files and folders, and the results the reporter prints;
 - ``assembly``: the rewrite of ``[assembly] order`` in config (PC106).
 

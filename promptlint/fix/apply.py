@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptlint.config import Config
+from promptlint.fix import bounds
 from promptlint.fix.plan import plan_fix
 from promptlint.fix.write import FileChangedError, unified_diff, write_atomic
 from promptlint.loaders import LoadError
@@ -56,6 +57,17 @@ class FixReport:
         return bool(self.errors) or any(r.error for r in self.files)
 
 
+@dataclass
+class _Pending:
+    """A proved rewrite waiting for the write phase: where it goes and what it replaces."""
+
+    result: FixResult
+    target: str  # the real file (a symlink's target)
+    data: str | bytes
+    original: bytes
+    shown: str
+
+
 def fix_file(
     path: str,
     config: Config | None = None,
@@ -65,8 +77,26 @@ def fix_file(
     write: bool = True,
     model: str | None = None,
     provider: str | None = None,
+    folders: Sequence[str] = (),
 ) -> FixResult:
-    """Plan, prove and (with ``write``) apply the fix to one file."""
+    """Plan, prove and (with ``write``) apply the fix to one file. ``folders``: the folders
+    being fixed, which a symlink's target may lie in (:mod:`promptlint.fix.bounds`)."""
+    result, pending = _plan_file(path, config, syntax, unsafe, model, provider, folders)
+    if write and pending is not None:
+        _write(pending)
+    return result
+
+
+def _plan_file(
+    path: str,
+    config: Config | None,
+    syntax: str | None,
+    unsafe: bool,
+    model: str | None,
+    provider: str | None,
+    folders: Sequence[str],
+) -> tuple[FixResult, _Pending | None]:
+    """One file's result, and its rewrite when there is one to write (nothing is written)."""
     from promptlint.api import _describe, _syntax_for, config_for_file
     from promptlint.config import ConfigError
     from promptlint.core import tokens
@@ -78,11 +108,11 @@ def fix_file(
         template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax), prompt_names=config.prompt_names)
         plan = plan_fix(template, config, unsafe)
     except ConfigError as exc:
-        return FixResult(path, error=str(exc))
+        return FixResult(path, error=str(exc)), None
     except LoadError as exc:
-        return FixResult(path, error=_describe(exc))
+        return FixResult(path, error=_describe(exc)), None
     except tokens.TokenizerError as exc:
-        return FixResult(path, error=str(exc))
+        return FixResult(path, error=str(exc)), None
     result = FixResult(
         path=path,
         changed=plan.changed,
@@ -91,23 +121,27 @@ def fix_file(
         **{name: getattr(plan, name) for name in _FROM_PLAN},
     )
     if not plan.changed:
-        return result
+        return result, None
+    target = os.path.realpath(path)
+    refused = bounds.refusal(path, target, folders)
+    if refused is not None:
+        # Bad input, as an unreadable file is (exit 2): the fix is there, the place is not.
+        return FixResult(path, error=refused), None
     result.diff = unified_diff(path, template.source, plan.new_source)
     result.old_source, result.new_source = template.source, plan.new_source
-    if write:
-        data = (b"\xef\xbb\xbf" if template.has_bom else b"") + plan.new_source.encode("utf-8")
-        _write(result, path, data, original_bytes, shown=path)
-    return result
+    data = (b"\xef\xbb\xbf" if template.has_bom else b"") + plan.new_source.encode("utf-8")
+    return result, _Pending(result, target, data, original_bytes, shown=path)
 
 
-def _write(result: FixResult, target: str | Path, data: str | bytes, original: bytes, *, shown: str) -> None:
-    """Write a proved rewrite atomically; a refusal or an OS error becomes a problem of ``result``."""
+def _write(pending: _Pending) -> None:
+    """Write a proved rewrite; a refusal or an OS error becomes a problem of its result."""
+    result = pending.result
     try:
-        write_atomic(target, data, original)
+        write_atomic(pending.target, pending.data, pending.original)
     except FileChangedError as exc:
-        result.problems.append(str(exc))
+        result.problems.append(f"{pending.shown}: {exc.reason}")
     except OSError as exc:
-        result.problems.append(f"{shown}: could not write ({exc.strerror or exc})")
+        result.problems.append(f"{pending.shown}: could not write ({exc.strerror or exc})")
     else:
         result.written = True
 
@@ -122,37 +156,48 @@ def fix_paths(
     model: str | None = None,
     provider: str | None = None,
 ) -> FixReport:
-    """Fix files and folders (folders are walked as ``promptlint check`` walks them)."""
+    """Fix files and folders (folders are walked as ``promptlint check`` walks them).
+
+    Everything is decided first: every file is read, planned and proved, and every config
+    rewrite planned, before the first byte is written. A failure while deciding (bad
+    config, a bug) leaves every file as it was; a file that cannot be fixed does not stop
+    the others from being written."""
     from promptlint.targets import collect
 
     report = FixReport()
     files, explicit, report.errors = collect(paths, config_file)
-    for path in files:
-        report.files.append(
-            fix_file(path, explicit, syntax, unsafe=unsafe, write=write, model=model, provider=provider)
-        )
-    report.files.extend(_fix_assembly_orders(files, explicit, write))
+    folders = [p for p in paths if os.path.isdir(p)]
+    planned = [_plan_file(path, explicit, syntax, unsafe, model, provider, folders) for path in files]
+    planned += _plan_assembly_orders(files, explicit, folders)
+    report.files = [result for result, _ in planned]
+    if write:
+        for _, pending in planned:
+            if pending is not None:
+                _write(pending)
     return report
 
 
-def _fix_assembly_orders(files: Sequence[str], explicit: Config | None, write: bool) -> list[FixResult]:
-    """Rewrite `[assembly] order` in each config that governs the fixed files (PC106)."""
+def _plan_assembly_orders(
+    files: Sequence[str], explicit: Config | None, folders: Sequence[str]
+) -> list[tuple[FixResult, _Pending | None]]:
+    """Plan the rewrite of `[assembly] order` in each config that governs the fixed files
+    (PC106); nothing is written."""
     from promptlint.api import _config_for
     from promptlint.config import ConfigError
     from promptlint.fix.assembly import plan_order_fix
     from promptlint.project import Project
 
-    configs: dict[Path, Config] = {}
+    configs: dict[Path, tuple[Config, str]] = {}
     for path in files:
         try:
             config = _config_for(path, explicit)
         except ConfigError:
-            continue
+            continue  # the file's own result says so
         if config.path is not None and config.assembly.get("order"):
-            configs.setdefault(config.path.resolve(), config)
-    results = []
+            configs.setdefault(config.path.resolve(), (config, path))
+    planned: list[tuple[FixResult, _Pending | None]] = []
     project = Project()
-    for config_path, config in configs.items():
+    for config_path, (config, governed) in configs.items():
         shown = os.path.relpath(config_path) if not os.path.relpath(config_path).startswith("..") else str(config_path)
         plan = plan_order_fix(config, project)
         if plan is None:
@@ -166,11 +211,15 @@ def _fix_assembly_orders(files: Sequence[str], explicit: Config | None, write: b
             not_fixable=plan.not_fixable,
         )
         if plan.new_text is None or plan.new_text == plan.old_text:
-            results.append(result)
+            planned.append((result, None))
+            continue
+        # A config is found from a file's real folder: one reached through a link out of
+        # the project is refused as that file would be.
+        refused = bounds.refusal(governed, str(config_path), folders)
+        if refused is not None:
+            planned.append((FixResult(shown, error=refused), None))
             continue
         result.changed, result.moved = True, plan.moved
         result.diff = unified_diff(shown, plan.old_text, plan.new_text)
-        if write:
-            _write(result, config_path, plan.new_text, plan.old_text.encode("utf-8"), shown=shown)
-        results.append(result)
-    return results
+        planned.append((result, _Pending(result, str(config_path), plan.new_text, plan.old_text.encode("utf-8"), shown)))
+    return planned
