@@ -56,3 +56,15 @@ def test_a_missing_local_extra_is_one_line_naming_the_install(run_cli, monkeypat
     result = run_cli("probe", str(DEMO), "--provider", "local")
     assert result.exit_code == 2
     assert "pip install 'promptlint-cache[local]'" in result.stderr and "Traceback" not in result.output
+
+
+def test_the_local_backend_says_what_it_would_cost_never_that_it_spent() -> None:
+    from promptlint.reporters.probe_markdown import spend_line
+
+    base = {"dry_run": False, "provider": "local", "requests": [{}] * 5, "planned_requests": 5,
+            "estimate_usd": 0.01, "budget_usd": 1.0}
+    priced = spend_line({**base, "spent_usd": 0.00458, "priced_as": "openai:gpt-4.1"})
+    assert priced.startswith("would cost $0.004580 at openai:gpt-4.1 list price") and "spent" not in priced
+    assert spend_line({**base, "spent_usd": 0.0, "priced_as": None}).startswith("nothing billed: 5 of 5 requests")
+    remote = spend_line({**base, "provider": "openai", "spent_usd": 0.00458})
+    assert remote.startswith("spent $0.004580 at list price")

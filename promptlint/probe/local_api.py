@@ -38,6 +38,7 @@ class LocalAdapter(Adapter):
         self.cache_provider = "vllm"  # the cache model whose facts (block granularity) it follows
         self.output_tokens = 0
         self._backend: Any = None
+        self.priced_as = options.price_as  # said in the report: what the figures would cost
         if options.price_as:
             provider, _, model = options.price_as.partition(":")
             self.price_provider, self.price_model = provider.strip().lower(), model.strip()

@@ -207,6 +207,7 @@ def result(run: Run) -> dict[str, Any]:
         "path": run.prompt.path,
         "source": run.prompt.source,
         "prices_as_of": run.prices.as_of if run.prices else None,
+        "priced_as": getattr(adapter, "priced_as", None),
         "dry_run": run.dry_run,
         "requests": [request_json(r) for r in rows],
         "summary": summary,

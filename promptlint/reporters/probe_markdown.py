@@ -90,6 +90,14 @@ def spend_line(data: Mapping[str, Any]) -> str:
         return (f"dry run: {data['planned_requests']} requests would be sent, nothing was; estimated at most "
                 f"{money(data['estimate_usd'])} at list price (budget ${data['budget_usd']:.2f})")
     sent = len(data["requests"])
+    if data.get("provider") == "local":
+        # The local backend bills nothing: `--price-as` prices the counts as another model's.
+        if data["spent_usd"] is None or not data.get("priced_as"):
+            return (f"nothing billed: {sent} of {data['planned_requests']} requests ran on the local backend "
+                    "(`--price-as PROVIDER:MODEL` says what they would cost)")
+        priced = f"{data['priced_as']} list price" if data.get("priced_as") else "list price"
+        return (f"would cost {money(data['spent_usd'])} at {priced} on {sent} of {data['planned_requests']} "
+                "requests (nothing billed: the local backend)")
     return (f"spent {money(data['spent_usd'])} at list price on {sent} of {data['planned_requests']} requests "
             f"(estimate: at most {money(data['estimate_usd'])})")
 
