@@ -133,7 +133,10 @@ def check_text(text: str, path: str = "<string>", syntax: str | None = None, con
         template = _set_role(load_text(path, text, chosen, evidence, config.prompt_names), config)
     except LoadError as exc:
         return FileResult(path=path, error=_describe(exc))
-    return check_template(template, config)
+    try:
+        return check_template(template, config)
+    except RecursionError:  # as check_paths: a depth bound, said in one line
+        return FileResult(path=path, error="nested too deeply to analyse")
 
 
 def _describe(exc: LoadError) -> str:
