@@ -23,7 +23,7 @@ from promptlint.core import suppress, tokens
 from promptlint.core.analysis import analyze
 from promptlint.config import Config, ConfigError
 from promptlint.core.context import RuleContext
-from promptlint.core.findings import FileResult, Finding, Report, severity_rank
+from promptlint.core.findings import FileResult, Finding, Report, one_line, severity_rank
 from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
 from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
 from promptlint.loaders.code import may_hold_prompt
@@ -133,14 +133,19 @@ def check_text(text: str, path: str = "<string>", syntax: str | None = None, con
         template = _set_role(load_text(path, text, chosen, evidence, config.prompt_names), config)
     except LoadError as exc:
         return FileResult(path=path, error=_describe(exc))
-    return check_template(template, config)
+    try:
+        return check_template(template, config)
+    except RecursionError:  # as check_paths: a depth bound, said in one line
+        return FileResult(path=path, error="nested too deeply to analyse")
 
 
 def _describe(exc: LoadError) -> str:
+    """A load error as the one line a report shows (a loader's message may quote text
+    with a line break in it: it is escaped, never printed as a second line)."""
     where = f"line {exc.line}: " if exc.line else ""
     if exc.line and exc.column:
         where = f"line {exc.line}, column {exc.column}: "
-    return where + exc.message
+    return where + one_line(exc.message)
 
 
 def check_file(path: PathArg, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:

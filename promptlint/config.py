@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path, PurePath
+from stat import S_ISREG
 from typing import Any
 
 from promptlint.core.findings import SEVERITIES
@@ -160,18 +161,18 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
         elif key == "max-file-size":
             values[attr] = _parse_size(path, raw_key, value)
         elif key == "fail-on":
-            if value not in SEVERITIES:
+            if not isinstance(value, str) or value not in SEVERITIES:
                 raise ConfigError(f"{path}: `fail-on` must be one of {', '.join(SEVERITIES)}, not {value!r}")
             values[attr] = value
         elif key == "syntax":
-            if not isinstance(value, dict) or any(v not in SYNTAXES for v in value.values()):
+            if not isinstance(value, dict) or any(not isinstance(v, str) or v not in SYNTAXES for v in value.values()):
                 raise ConfigError(f"{path}: `syntax` maps globs to one of {', '.join(SYNTAXES)}")
             values[attr] = dict(value)
         elif key == "role":
             if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
                 raise ConfigError(f"{path}: `role` maps globs to one of {', '.join(ROLES)}")
             for pattern, role in value.items():
-                if role not in ROLES:
+                if not isinstance(role, str) or role not in ROLES:
                     raise ConfigError(
                         f"{path}: `role.\"{pattern}\"`: unknown role {role!r} (known: {', '.join(ROLES)})"
                     )
@@ -181,22 +182,61 @@ def parse(path: Path, table: dict[str, Any], key_lines: dict[str, int] | None = 
         elif key == "code":
             values[attr] = _parse_code(path, value)
         elif key == "assembly":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{path}: `assembly` must be a table")
-            unknown = set(value) - _ASSEMBLY_KEYS
-            if unknown:
-                raise ConfigError(f"{path}: unknown key `assembly.{min(unknown)}`")
-            for name, entry in value.items():  # typed here, so that no reader (nor fix) meets `order = 3`
-                if name == "root" and not isinstance(entry, str):
-                    raise ConfigError(f"{path}: `assembly.root` must be a string")
-                if name != "root" and not (isinstance(entry, list) and all(isinstance(e, str) for e in entry)):
-                    raise ConfigError(f"{path}: `assembly.{name}` must be a list of strings")
+            values[attr] = _parse_assembly(path, value)
+        elif key == "providers":
+            from promptlint.providers.table import check_overrides
+
+            try:
+                check_overrides(value)
+            except ValueError as exc:
+                raise ConfigError(f"{path}: {exc}") from None
             values[attr] = dict(value)
-        else:  # providers, prices: validated by the modules that read them
-            if not isinstance(value, dict):
-                raise ConfigError(f"{path}: `{raw_key}` must be a table")
-            values[attr] = dict(value)
+        else:  # prices
+            values[attr] = _parse_prices(path, value)
     return Config(**values)
+
+
+def _parse_assembly(path: Path, value: Any) -> dict[str, Any]:
+    """``[assembly]``: ``order``, ``files``, ``volatile`` and ``stable`` are lists of file
+    names or globs, ``root`` a folder name; checked here, so that nothing that reads them
+    (the check, the fix) meets an integer where it walks a list."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `assembly` must be a table")
+    unknown = set(value) - _ASSEMBLY_KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown key `assembly.{min(unknown)}`")
+    for key, item in value.items():
+        if key == "root":
+            if not isinstance(item, str):
+                raise ConfigError(f"{path}: `assembly.root` must be a string (a folder)")
+        elif not isinstance(item, list) or not all(isinstance(entry, str) for entry in item):
+            raise ConfigError(f"{path}: `assembly.{key}` must be a list of file names or globs")
+    return dict(value)
+
+
+def _parse_prices(path: Path, value: Any) -> dict[str, Any]:
+    """``[prices]``: flat (``input = 3.0``) or tables keyed by ``provider/model``, model or
+    provider, each of USD prices per million tokens (numbers)."""
+    from promptlint.providers.pricing import PRICE_KEYS
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: `prices` must be a table")
+
+    def numbers(table: dict[str, Any], where: str) -> None:
+        for key, price in table.items():
+            if key not in PRICE_KEYS:
+                raise ConfigError(f"{path}: unknown key `{where}{key}` (known: {', '.join(sorted(PRICE_KEYS))})")
+            if isinstance(price, bool) or not isinstance(price, int | float) or price < 0:
+                raise ConfigError(f"{path}: `{where}{key}` must be a price (a number, USD per million tokens)")
+
+    if all(key in PRICE_KEYS for key in value):
+        numbers(value, "prices.")
+        return dict(value)
+    for name, table in value.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: `prices.{name}` must be a table of prices (or `{name}` is not a price key)")
+        numbers(table, f"prices.\"{name}\".")
+    return dict(value)
 
 
 _SIZE_UNITS = {"": 1, "b": 1, "kb": 1000, "mb": 1000**2, "gb": 1000**3, "kib": 1024, "mib": 1024**2, "gib": 1024**3}
@@ -211,7 +251,10 @@ def _parse_size(path: Path, key: str, value: Any) -> int:
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]i?B|B)?\s*", value, re.IGNORECASE) if isinstance(value, str) else None
     if match is None:
         raise ConfigError(f"{path}: `{key}` must be a positive number of bytes or a size such as \"2MB\"")
-    return int(float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()])
+    size = float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()]
+    if not 0 < size < 2**63:
+        raise ConfigError(f"{path}: `{key}` must be a positive size below 8 EiB, not {value!r}")
+    return int(size)
 
 
 def unknown_rule_codes(patterns: tuple[str, ...]) -> str | None:
@@ -235,7 +278,12 @@ def _parse_volatile(path: Path, value: Any) -> dict[str, tuple[str, str]]:
             kind, frequency = spec, DEFAULT_FREQUENCY.get(spec, "per-request")
         elif isinstance(spec, dict):
             kind = spec.get("kind", "")
+            if not isinstance(kind, str):
+                raise ConfigError(f"{path}: `volatile.{name}.kind` must be a string (one of {', '.join(KINDS)})")
             frequency = spec.get("frequency", DEFAULT_FREQUENCY.get(kind, "per-request"))
+            if not isinstance(frequency, str):
+                raise ConfigError(f"{path}: `volatile.{name}.frequency` must be a string "
+                                  f"(one of {', '.join(FREQUENCIES)})")
         else:
             raise ConfigError(f"{path}: `volatile.{name}` must be a kind or a table")
         if kind not in KINDS:
@@ -329,6 +377,9 @@ def load_file(path: Path) -> Config | None:
         stat = path.stat()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    if not S_ISREG(stat.st_mode):
+        # A FIFO would block the read, a device never end.
+        raise ConfigError(f"{path}: not a regular file, not read")
     # Cached by modification time, so a long-running process sees edits.
     return _load_file(path, stat.st_mtime_ns, stat.st_size)
 
@@ -342,10 +393,17 @@ def _load_file(path: Path, _mtime_ns: int, _size: int) -> Config | None:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: invalid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML (nested too deeply)") from None
     if path.name == "pyproject.toml":
-        table = data.get("tool", {}).get("promptlint")
+        tool = data.get("tool", {})
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{path}: `tool` must be a table")
+        table = tool.get("promptlint")
         if table is None:
             return None
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: `tool.promptlint` must be a table")
         return parse(path, table, _key_lines(text, "tool.promptlint"))
     return parse(path, data, _key_lines(text, ""))
 

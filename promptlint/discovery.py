@@ -6,11 +6,13 @@ bodies (judged by shape); other JSON (package.json, fixtures, schemas) is skippe
 Code files (``.py``, ``.ts``, ``.js``…) are picked up only when a cheap look at their bytes
 finds a word a prompt is built with (prompt, system, instructions…); the rest are skipped
 unparsed, and one that parses but builds no prompt is skipped by the check, quietly too.
-Entries that cannot be read as files (a symlink loop, a dangling link, a FIFO) are skipped
-with a warning that names them, and the rest is checked."""
+Entries that cannot be read as files (a symlink loop, a dangling link, a FIFO, a link that
+leads out of the walked folder) are skipped with a warning that names them, and the rest is
+checked; a subfolder that cannot be listed is an error (its files go unchecked: exit 2)."""
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
@@ -138,8 +140,10 @@ def _unusable(path: Path) -> str | None:
     return _resolved(path)[1]
 
 
-def _resolved(path: Path) -> tuple[Path | None, str | None]:
-    """A directory entry's resolved path, or why it cannot be checked as a file."""
+def _resolved(path: Path, root: Path | None = None) -> tuple[Path | None, str | None]:
+    """A directory entry's resolved path, or why it cannot be checked as a file: a link
+    that loops, dangles, names no regular file, or (``root``: the resolved folder being
+    walked) leads out of that folder, as ``secrets.j2 -> /etc/shadow`` would."""
     try:
         resolved = path.resolve(strict=True)
     except RuntimeError:
@@ -147,21 +151,60 @@ def _resolved(path: Path) -> tuple[Path | None, str | None]:
     except FileNotFoundError:
         return None, "dangling symlink"
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None, "symlink loop"
         return None, exc.strerror or str(exc)
     if not resolved.is_file():
         return None, "not a regular file"
+    if root is not None and not resolved.is_relative_to(root):
+        return None, f"a symlink to {resolved}, outside the checked folder: not read"
     return resolved, None
 
 
-def prompt_files(root: str, config: Config, skipped: list[str] | None = None) -> Iterator[str]:
+def link_problem(path: str) -> str | None:
+    """Why a path named on the command line cannot be read through its symlink, or None:
+    a loop, a dangling link, or a link out of its project (the nearest folder above it
+    with a config or ``.git``, else its own folder): a staged ``shadow.j2 -> /etc/shadow``
+    must not be read as a prompt. A path that is no symlink is None (read as given)."""
+    if not os.path.islink(path):
+        return None
+    here = Path(os.path.abspath(path)).parent
+    root = here
+    for folder in (here, *here.parents):
+        if any((folder / name).exists() for name in (".git", "promptlint.toml", ".promptlint.toml", "pyproject.toml")):
+            root = folder
+            break
+    resolved, why = _resolved(Path(path), root.resolve())
+    if why == "not a regular file":
+        return None  # read_bytes says which kind (a FIFO, a device) when it refuses it
+    if why is not None and why.startswith("a symlink to"):
+        return why.replace("the checked folder", f"its project {root}")
+    if why == "dangling symlink":
+        return "no such file (a dangling symlink)"
+    return why
+
+
+def prompt_files(
+    root: str, config: Config, skipped: list[str] | None = None, errors: list[str] | None = None
+) -> Iterator[str]:
     """Prompt files under a folder, sorted, as paths that start with ``root`` as given.
 
-    Entries that cannot be checked are appended to ``skipped`` as ``path: reason``."""
+    Entries that cannot be checked are appended to ``skipped`` as ``path: reason``;
+    subfolders that cannot be listed to ``errors`` (their files go unchecked, so the run
+    fails: exit 2), else to ``skipped``."""
     base = Path(root)
     stop = base.resolve()
     excludes = config.exclude + config.extend_exclude
     chains: dict = {}  # type: ignore[type-arg]
-    for folder, dirs, files in os.walk(base, onerror=lambda exc: _note(skipped, exc.filename, exc.strerror)):
+    def unreadable(exc: OSError) -> None:
+        # A folder that cannot be listed holds files that go unchecked: the run failed.
+        message = f"{exc.filename}: cannot read this folder ({(exc.strerror or str(exc)).lower()}): its files were not checked"
+        if errors is not None:
+            errors.append(message)
+        else:
+            _note(skipped, exc.filename, exc.strerror)
+
+    for folder, dirs, files in os.walk(base, onerror=unreadable):
         here = Path(folder)
         kept = []
         for d in sorted(dirs):
@@ -178,7 +221,7 @@ def prompt_files(root: str, config: Config, skipped: list[str] | None = None) ->
             if _matches(name, rel, excludes) or not _matches(name, rel, config.include):
                 continue
             found = os.path.join(folder, name)
-            resolved, why = _resolved(here / name)
+            resolved, why = _resolved(here / name, stop)
             if why is not None or resolved is None:
                 _note(skipped, found, why)
                 continue

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from promptlint import config as config_mod
 from promptlint.config import Config, ConfigError
-from promptlint.discovery import prompt_files
+from promptlint.discovery import link_problem, prompt_files
 from promptlint.registry import by_code
 
 #: One path: a ``str`` or an ``os.PathLike`` (``pathlib.Path``).
@@ -108,10 +108,12 @@ def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
             except ConfigError as exc:
                 errors.append(str(exc))
                 continue
-            found = list(prompt_files(path, folder_config, targets.skipped))
-            if not found:
+            found = list(prompt_files(path, folder_config, targets.skipped, errors))
+            if not found and not errors:
                 errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
             files.extend(found)
+        elif (problem := link_problem(path)) is not None:
+            errors.append(f"{path}: {problem}")
         elif os.path.exists(path):
             files.append(path)
             if hook:

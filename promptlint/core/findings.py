@@ -8,6 +8,15 @@ from typing import Any
 SEVERITIES: tuple[str, ...] = ("info", "warning", "error")
 
 
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters written as escapes
+    (``\\n``, ``\\x1b``): a message that quotes a file's text stays one line, and a
+    template's escape sequences never reach the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 

@@ -55,10 +55,37 @@ class Decoded:
     newline: str
 
 
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+              (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
+def _wide_encoding(data: bytes) -> str | None:
+    """``"UTF-16"``/``"UTF-32"`` when the bytes are text in one of them (a BOM, or, without
+    one, ASCII text with a NUL beside every character), else None: such a file is text in
+    the wrong encoding, not binary, and the error should say how to fix it."""
+    for bom, name in _WIDE_BOMS:  # UTF-32 LE first: its BOM starts with UTF-16 LE's
+        if data.startswith(bom):
+            return f"{name} (with a byte-order mark)"
+    head = data[:4096]
+    if len(head) >= 4 and len(head) % 2 == 0:
+        even, odd = head[0::2], head[1::2]
+        for text, zeros in ((even, odd), (odd, even)):
+            if zeros.count(0) == len(zeros) and text.count(0) == 0:
+                return "UTF-16 (no byte-order mark)"
+    return None
+
+
 def decode(data: bytes) -> Decoded:
-    """UTF-8 text of a prompt file; binary and invalid UTF-8 are refused with the offset."""
-    if b"\x00" in data[:8192]:
-        raise LoadError("binary file (contains NUL bytes), not a prompt")
+    """UTF-8 text of a prompt file; binary, UTF-16/32 and invalid UTF-8 are refused with
+    the offset. A NUL byte anywhere makes a file binary (not only in its head: the rest
+    of it is read, and a NUL in a prompt is never meant)."""
+    wide = _wide_encoding(data)
+    if wide is not None:
+        raise LoadError(f"text encoded as {wide}, not UTF-8: convert it to UTF-8")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise LoadError("binary file (contains NUL bytes), not a prompt", line=line if line > 1 else None)
     has_bom = data.startswith(codecs.BOM_UTF8)
     if has_bom:
         data = data[len(codecs.BOM_UTF8) :]

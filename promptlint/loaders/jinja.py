@@ -8,6 +8,8 @@ the variable paths, calls, filters and format strings are read. Nothing is rende
 
 from __future__ import annotations
 
+import sys
+
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -52,6 +54,11 @@ def load(path: str, source: str) -> Template:
         env.parse(source)
     except TemplateSyntaxError as exc:
         raise LoadError(f"malformed Jinja template: {exc.message}", line=exc.lineno) from None
+    except ValueError as exc:  # jinja2's lexer calls int() on a literal of any length
+        if "digits" not in str(exc):
+            raise
+        raise LoadError(f"malformed Jinja template: an integer literal longer than "
+                        f"{sys.get_int_max_str_digits()} digits") from None
     segments = _Builder(path, source).build()
     return Template(path=path, syntax="jinja", source=source, segments=segments)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 
+from promptlint.core.findings import one_line
 from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
 from promptlint.loaders.base import LoadError
 
@@ -161,10 +162,10 @@ class _Parser:
                 stack.append((block, helper or content))
             elif sigil == "/":
                 if not stack:
-                    raise LoadError(f"closing tag {{{{/{content}}}}} with no open section", line=line)
+                    raise LoadError(f"closing tag {one_line('{{/' + content + '}}')} with no open section", line=line)
                 block, name = stack[-1]
                 if content != name and content != name.split()[0]:
-                    raise LoadError(f"{{{{/{content}}}}} closes section {name!r}", line=line)
+                    raise LoadError(f"{one_line('{{/' + content + '}}')} closes section {name!r}", line=line)
                 stack.pop()
                 block.close = span
             elif sigil == "!":

@@ -131,6 +131,56 @@ def apply_overrides(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> d
     return merged
 
 
+def _kind(value: Any) -> str:
+    """A TOML value's kind, as a type check of an override compares them (an integer may
+    stand where the table has a float)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _kinds_of_facts() -> dict[str, set[str]]:
+    """The kinds each fact has in the bundled table (its rows and model rules)."""
+    kinds: dict[str, set[str]] = {}
+    for row in bundled_table().get("providers", {}).values():
+        for rule in (row, *row.get("models", ())):
+            for key, value in rule.items():
+                if key in _FIELD_NAMES:
+                    kinds.setdefault(key, set()).add(_kind(value))
+    return kinds
+
+
+def check_overrides(rows: Any) -> None:
+    """Validate the config's ``providers`` table before anything reads it: a table of rows,
+    each a table of known facts whose values have the kind the bundled table gives them
+    (``min_cacheable_tokens = "many"`` is refused here, not deep in a cost computation).
+    Raises ValueError with a one-line reason naming the key."""
+    if not isinstance(rows, Mapping):
+        raise ValueError("`providers` must be a table of provider rows")
+    kinds = _kinds_of_facts()
+    for row_name, row in rows.items():
+        if not isinstance(row, Mapping):
+            raise ValueError(f"`providers.{row_name}` must be a table, not {_kind(row)}")
+        _check_keys(row_name, row)
+        models = row.get("models", [])
+        if not isinstance(models, list) or not all(isinstance(rule, Mapping) for rule in models):
+            raise ValueError(f"`providers.{row_name}.models` must be a list of tables")
+        for rule in (row, *models):
+            for key, value in rule.items():
+                allowed = kinds.get(key)
+                if allowed and _kind(value) not in allowed:
+                    raise ValueError(f"`providers.{row_name}.{key}` must be {' or '.join(sorted(allowed))}, "
+                                     f"not {_kind(value)}")
+
+
 def _check_keys(row_name: str, row: Mapping[str, Any]) -> None:
     for key in row:
         if key not in _FIELD_NAMES and key not in _STRUCTURE_KEYS:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from promptlint.core.findings import FileResult, Finding, Report
+from promptlint.core.findings import FileResult, Finding, Report, one_line
 
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 _CONTEXT_LINES = 1
@@ -70,10 +70,10 @@ def _printable(line: str) -> str:
 
 
 def _summary(result: FileResult) -> Text:
-    line = Text(f"{result.path}: ", style="bold")
+    line = Text(f"{one_line(result.path)}: ", style="bold")
     if result.error:
         line.append("error: ", style="bold red")
-        line.append(result.error)
+        line.append(one_line(result.error))
         return line
     total = result.tokens or 0
     stable = result.stable_prefix_tokens or 0
@@ -97,7 +97,7 @@ def _summary(result: FileResult) -> Text:
 
 
 def _print_finding(console: Console, finding: Finding, sources: dict[str, list[str]], show_frames: bool) -> None:
-    head = Text(f"{finding.path}:{finding.line}:{finding.column}", style="bold")
+    head = Text(f"{one_line(finding.path)}:{finding.line}:{finding.column}", style="bold")
     head.append(f" {finding.rule} ", style="bold magenta")
     head.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
     head.append(finding.message)
@@ -109,9 +109,9 @@ def _print_finding(console: Console, finding: Finding, sources: dict[str, list[s
 
 def render(report: Report, console: Console, sources: dict[str, list[str]], show_frames: bool = True) -> None:
     for message in report.errors:
-        console.print(Text("error: ", style="bold red") + Text(message))
+        console.print(Text("error: ", style="bold red") + Text(one_line(message)))
     for message in report.warnings:
-        console.print(Text("warning: ", style="bold yellow") + Text(message))
+        console.print(Text("warning: ", style="bold yellow") + Text(one_line(message)))
     for finding in report.extra_findings:
         _print_finding(console, finding, sources, show_frames)
     for result in report.files:

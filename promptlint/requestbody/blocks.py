@@ -30,8 +30,9 @@ PREFIX_SECTIONS = frozenset({"tools", "schema", "system"})
 
 
 def _tool_shapes(body: Mapping[str, Any]) -> set[str]:
-    shapes = set()
-    for tool in body.get("tools") or ():
+    shapes: set[str] = set()
+    tools = body.get("tools")
+    for tool in tools if isinstance(tools, list) else ():  # a wrong type is shape.check's to report
         if isinstance(tool, Mapping):
             if "input_schema" in tool:
                 shapes.add("anthropic")
@@ -55,7 +56,7 @@ def detect(body: Any) -> str:
     model = str(body.get("model") or "").lower()
     messages = body.get("messages")
     if isinstance(messages, list) and all(isinstance(m, Mapping) and "role" in m for m in messages):
-        roles = {m.get("role") for m in messages}
+        roles = {role for m in messages if isinstance(role := m.get("role"), str)}
         openai_signs = (
             bool(roles & {"system", "developer", "tool", "function"})
             or "response_format" in body

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from promptlint.requestbody import shape
 from promptlint.requestbody.blocks import NOT_A_REQUEST, Builder, Rendered, detect
 from promptlint.requestbody.jsonspans import JsonPath, RequestError, parse, scan
 
@@ -19,6 +21,7 @@ def render(body: Any, *, index: int = 0, base: JsonPath = ()) -> Rendered:
     from promptlint.providers import registry
 
     kind = detect(body)
+    shape.check(body, base)
     provider = registry.renderer_of(kind)
     builder = Builder(base)
     provider.renderers[kind](builder, body)
@@ -41,6 +44,8 @@ def render_as(kind: str, body: Any) -> Rendered:
         return rendered
     from promptlint.providers import registry
 
+    if isinstance(body, Mapping):
+        shape.check(body)
     provider = registry.renderer_of(kind)
     builder = Builder(())
     provider.renderers[kind](builder, body)

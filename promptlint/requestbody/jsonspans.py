@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -35,12 +36,24 @@ def format_path(path: JsonPath) -> str:
     return out
 
 
+def _no_constant(name: str) -> Any:
+    raise RequestError(f"malformed JSON: {name} is not a JSON number")
+
+
 def parse(source: str) -> Any:
-    """``json.loads`` with a one-line :class:`RequestError` (line, column) on bad JSON."""
+    """``json.loads`` with a one-line :class:`RequestError` (line, column) on bad JSON:
+    also for what Python's reader accepts and JSON does not (``NaN``, ``Infinity``), a
+    number too long to convert, and nesting deeper than the reader's recursion bound."""
     try:
-        return json.loads(source)
+        return json.loads(source, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise RequestError(f"malformed JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise RequestError("malformed JSON: nested too deeply to read") from None
+    except ValueError as exc:  # int() of a number over sys.get_int_max_str_digits() digits
+        if isinstance(exc, RequestError):
+            raise
+        raise RequestError(f"malformed JSON: a number too long to read ({sys.get_int_max_str_digits()} digits at most)") from None
 
 
 def scan(source: str) -> dict[JsonPath, tuple[int, int]]:

@@ -4,6 +4,7 @@ and class attributes found, name lookup; stubs of the methods its parts share.""
 from __future__ import annotations
 
 import ast
+import warnings
 
 from promptlint.core.ir import Expr, Span
 from promptlint.loaders.base import LoadError
@@ -20,7 +21,12 @@ class PythonBase(Reader):
         self.source = source
         self.prompt_names = prompt_names
         try:
-            self.tree = ast.parse(source, filename=path)
+            with warnings.catch_warnings():
+                # `"\d"` or `1if x` in a checked file is its author's business: Python's
+                # SyntaxWarning would print a stray line, not in promptlint's format.
+                warnings.simplefilter("ignore", SyntaxWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self.tree = ast.parse(source, filename=path)
         except SyntaxError as exc:
             raise LoadError(f"not valid Python ({exc.msg})", line=exc.lineno, column=exc.offset) from None
         except ValueError as exc:  # null bytes and the like
