@@ -313,7 +313,7 @@ def test_a_badly_typed_config_is_an_error_before_any_file_is_written(run_cli, tm
     path.write_text(FIXABLE)
     result = run_cli("fix", str(path))
     assert result.exit_code == 2, result.output
-    assert "`assembly.order` must be a list of strings" in result.output and "internal error" not in result.output
+    assert "`assembly.order` must be a list" in result.output and "internal error" not in result.output
     assert path.read_text() == FIXABLE
 
 

@@ -135,3 +135,21 @@ def test_bad_line_exits_2_naming_file_and_line(run_cli, tmp_path: Path) -> None:
 def test_unknown_provider_exits_2(run_cli) -> None:  # type: ignore[no-untyped-def]
     result = run_cli("replay", str(CLOCK), "--provider", "nope")
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_long_log_shows_only_its_eventful_requests(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from promptlint.reporters.replay_text import EVERY_ROW_UP_TO
+
+    quiet = {"model": "gpt-4o", "messages": [{"role": "system", "content": "You are Atlas."},
+                                             {"role": "user", "content": "hi"}]}
+    broken = {**quiet, "messages": [{"role": "system", "content": "You are Atlas. Now: 12:00:01"},
+                                    {"role": "user", "content": "hi"}]}
+    count = EVERY_ROW_UP_TO + 50
+    lines = [json.dumps(broken if i == 7 else quiet) for i in range(count)]
+    (tmp_path / "log.jsonl").write_text("\n".join(lines) + "\n")
+    text = run_cli("replay", "log.jsonl", cwd=tmp_path).stdout
+    shown = [line for line in text.splitlines() if line.startswith("#")]
+    assert [line.split()[0] for line in shown] == ["#7", "#8"]  # the break, and the request back to normal
+    assert f"{count - 2:,} requests without a break or a disagreement not shown" in text
+    full = json.loads(run_cli("replay", "--format", "json", "log.jsonl", cwd=tmp_path).stdout)
+    assert len(full["requests"]) == count

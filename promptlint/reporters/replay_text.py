@@ -1,4 +1,6 @@
-"""Terminal output of ``promptlint replay``: one line per request, then the summary."""
+"""Terminal output of ``promptlint replay``: one line per request, then the summary. A long
+log shows its breaks and disagreements only (a line per request of 100,000 is noise, and
+printing it cost more than the replay); ``--format json`` lists every request."""
 
 from __future__ import annotations
 
@@ -12,10 +14,20 @@ def _rate(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
 
 
+# Logs up to this many requests show every request; longer ones only the eventful ones.
+EVERY_ROW_UP_TO = 200
+
+
 def render(result: dict[str, Any], console: Console) -> None:
     summary = result["summary"]
     approx = "" if summary.get("exact_tokens") else "≈"
-    for row in result["requests"]:
+    rows = result["requests"]
+    every = len(rows) <= EVERY_ROW_UP_TO
+    hidden = 0
+    for row in rows:
+        if not every and not row["divergence"] and not row.get("disagrees"):
+            hidden += 1
+            continue
         line = Text(f"#{row['index']:<3} ", style="bold")
         line.append(f"{approx}{row['tokens']:,} tokens · cached {approx}{row['predicted_cached_tokens']:,} predicted")
         if row["reported_cached_tokens"] is not None:
@@ -35,6 +47,9 @@ def render(result: dict[str, Any], console: Console) -> None:
             console.print(Text(
                 f"      predicted {row['predicted_cached_tokens']:,} vs reported {row['reported_cached_tokens']:,} "
                 "cached tokens: the cache model and the provider disagree", style="magenta"))
+    if hidden:
+        console.print(Text(f"{hidden:,} requests without a break or a disagreement not shown "
+                           "(--format json lists every request)", style="dim"))
     tail = Text(f"\n{summary['requests']} requests ({', '.join(summary['models'])}, {summary['provider']}): ",
                 style="bold")
     tail.append(f"predicted hit rate {_rate(summary['predicted_hit_rate'])}, "
