@@ -47,6 +47,8 @@ ROLES: tuple[str, ...] = ("system", "developer", "user")
 # prompt), nor a Markdown file that merely ends in `_user`, nor `current_user.j2`.
 _USER_TURN_PREFIX = re.compile(r"^(?:user|human)[._-](?:prompt|message|msg|turn|input|query)(?:[._-].*)?$")
 _USER_TURN_SUFFIX = re.compile(r"^(?P<before>.+?)[._-](?:user|human)$")
+# `chat_user_turn.hbs`, `qa.user_message.md`: the turn said in the name, whatever comes before.
+_USER_TURN_INFIX = re.compile(r"^.+?[._-](?:user|human)[._-](?:message|msg|turn|input|query)$")
 _DESCRIBES_A_USER = frozenset({"signed_in", "signed-in", "logged_in", "logged-in", "current", "end", "power", "admin",
                                "default", "test", "super", "active", "authenticated", "anonymous", "new"})
 _MARKDOWN = (".md", ".markdown", ".mdx")
@@ -321,7 +323,7 @@ def role_for(path: str, config: Config) -> tuple[str, str | None]:
     parts = name.split(".")
     # `qa.user.j2`: the role may be an inner suffix.
     for candidate in [parts[0]] + [".".join(parts[: i + 1]) for i in range(1, len(parts) - 1)]:
-        if _USER_TURN_PREFIX.match(candidate):
+        if _USER_TURN_PREFIX.match(candidate) or _USER_TURN_INFIX.match(candidate):
             return "user", f"file name {PurePath(path).name!r}"
         after = _USER_TURN_SUFFIX.match(candidate)
         if after and suffix not in _MARKDOWN and after.group("before").rsplit("_", 2)[-1] not in _DESCRIBES_A_USER \

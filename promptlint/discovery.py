@@ -157,8 +157,24 @@ def _resolved(path: Path, root: Path | None = None) -> tuple[Path | None, str | 
     if not resolved.is_file():
         return None, "not a regular file"
     if root is not None and not resolved.is_relative_to(root):
-        return None, f"a symlink to {resolved}, outside the checked folder: not read"
+        return None, f"a symlink to {resolved}, outside the checked folder's project: not read"
     return resolved, None
+
+
+_PROJECT_MARKERS = ("promptlint.toml", ".promptlint.toml", "pyproject.toml", ".git")
+
+
+def project_root(path: str) -> str | None:
+    """The nearest folder above ``path`` (symlinks not followed) that marks a project: a
+    config or ``.git``. Symlinks may lead anywhere inside it, never out of it."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        if any(os.path.lexists(os.path.join(folder, marker)) for marker in _PROJECT_MARKERS):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def link_problem(path: str) -> str | None:
@@ -168,17 +184,12 @@ def link_problem(path: str) -> str | None:
     must not be read as a prompt. A path that is no symlink is None (read as given)."""
     if not os.path.islink(path):
         return None
-    here = Path(os.path.abspath(path)).parent
-    root = here
-    for folder in (here, *here.parents):
-        if any((folder / name).exists() for name in (".git", "promptlint.toml", ".promptlint.toml", "pyproject.toml")):
-            root = folder
-            break
+    root = Path(project_root(path) or os.path.dirname(os.path.abspath(path)))
     resolved, why = _resolved(Path(path), root.resolve())
     if why == "not a regular file":
         return None  # read_bytes says which kind (a FIFO, a device) when it refuses it
     if why is not None and why.startswith("a symlink to"):
-        return why.replace("the checked folder", f"its project {root}")
+        return why.replace("the checked folder's project", f"its project {root}")
     if why == "dangling symlink":
         return "no such file (a dangling symlink)"
     return why
@@ -194,6 +205,10 @@ def prompt_files(
     fails: exit 2), else to ``skipped``."""
     base = Path(root)
     stop = base.resolve()
+    # Links may lead anywhere in the folder's project (`agents/x.j2 -> ../shared/x.j2`),
+    # never out of it (`secrets.j2 -> /etc/shadow`).
+    project = project_root(str(base / "x"))
+    bound = Path(project).resolve() if project is not None and stop.is_relative_to(Path(project).resolve()) else stop
     excludes = config.exclude + config.extend_exclude
     chains: dict = {}  # type: ignore[type-arg]
     def unreadable(exc: OSError) -> None:
@@ -221,7 +236,7 @@ def prompt_files(
             if _matches(name, rel, excludes) or not _matches(name, rel, config.include):
                 continue
             found = os.path.join(folder, name)
-            resolved, why = _resolved(here / name, stop)
+            resolved, why = _resolved(here / name, bound)
             if why is not None or resolved is None:
                 _note(skipped, found, why)
                 continue

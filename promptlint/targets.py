@@ -147,9 +147,3 @@ def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False) 
             files.append(path)
     targets.files = files
     return targets
-
-
-def collect(paths: Paths, config_file: str | None = None) -> tuple[list[str], Config | None, list[str]]:
-    """:func:`gather` as (files, ``--config``'s config, errors)."""
-    targets = gather(paths, config_file)
-    return targets.files, targets.explicit, targets.errors

@@ -100,9 +100,11 @@ def test_a_symlink_out_of_the_project_is_refused_and_both_ends_are_unchanged(run
     link.symlink_to(outside)
     for target in (project / "prompts", link):
         result = run_cli("fix", str(target))
+        # named: refused, exit 2; in a walked folder: not read, with a warning (and the folder
+        # then holds no prompt file to fix: exit 2 too)
         assert result.exit_code == 2, result.output
-        refused = [line for line in result.output.splitlines() if "link.j2: error:" in line]
-        assert len(refused) == 1 and "symlink" in refused[0] and str(outside) in refused[0], result.output
+        refused = [line for line in result.output.splitlines() if "link.j2" in line and "symlink" in line]
+        assert len(refused) == 1 and str(outside) in refused[0], result.output
         assert link.is_symlink() and os.readlink(link) == str(outside)
         assert outside.read_text() == FIXABLE
     assert _temps(outside.parent) == [] and _temps(project / "prompts") == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -60,3 +61,19 @@ def test_a_badly_typed_size_limit_is_a_config_error(run_cli, tmp_path, value):
     (tmp_path / "a.md").write_text("static\n")
     line = _one_line_error(run_cli("check", str(tmp_path / "a.md")), "promptlint.toml")
     assert "max-file-size" in line
+
+
+def test_a_link_to_elsewhere_in_the_project_is_read_one_out_of_it_is_not(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "shared").mkdir()
+    (project / "agents").mkdir()
+    (project / "shared" / "real.j2").write_text("Now: {{ now() }}\n" + "Rule: be brief and exact.\n" * 40)
+    (project / "agents" / "inside.j2").symlink_to("../shared/real.j2")
+    (tmp_path / "secret.j2").write_text("not a prompt of this project")
+    (project / "agents" / "outside.j2").symlink_to(tmp_path / "secret.j2")
+    result = run_cli("check", str(project / "agents"))
+    assert result.exit_code == 1, result.output
+    assert "inside.j2:1" in result.output
+    warning = [line for line in result.output.splitlines() if "outside.j2" in line]
+    assert len(warning) == 1 and "outside the checked folder's project: not read" in warning[0]

@@ -214,7 +214,7 @@ def test_a_labelled_trace_id_and_a_patient_are_rendered_values(tmp_path: Path) -
         ("system_time", "timestamp"), ("recentOrders", "retrieval"), ("order_history", "retrieval"),
         ("pr.diff", "retrieval"), ("open_tickets", "retrieval"),
         ("repo.full_name", None), ("project.display_name", None), ("user.full_name", "identity"),
-        ("system_prompt", None), ("app_version", None), ("traveller.home_airport", None), ("home_dir", "environment"),
+        ("system_prompt", None), ("app_version", None), ("trip.home_airport", None), ("home_dir", "environment"),
         ("CHANGED_FILES", "environment"), ("active_users", "identity"), ("PR_AUTHOR", "identity"),
         ("people_channel", None), ("cart", "retrieval"),
     ],

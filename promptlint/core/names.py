@@ -34,7 +34,8 @@ _register("identity", "per-session", "user username userid customer owner caller
           "preferences prefs timezone tz locale location city room area account nickname "
           "firstname lastname fullname displayname recipient sender operator patient student client "
           "guest useremail signedin author requester assignee reporter attendees participants members "
-          "activeusers onlineusers users")
+          "activeusers onlineusers users traveller traveler applicant learner candidate employee newhire buyer "
+          "passenger visitor subscriber policyholder claimant borrower nationality postcode zipcode")
 _register("session-id", "per-request", "request requestid trace traceid span nonce uuid guid seed random rand "
           "step turn counter iteration attempt correlation idempotency messageid")
 _register("session-id", "per-session", "session sessionid conversationid chatid threadid runid")
@@ -45,7 +46,7 @@ _register("environment", "per-session", "cwd pwd workdir workspace workpath proj
           "filetree dirlisting directorylisting directorystructure "
           # where the run happens: the project folder, the OS release, the runtime
           "host vcs projectdir workingdir repodir rootfolder osrelease osversion kernelversion runtime")
-_register("environment", "per-request", "changedfiles gitstatus gitdiff gitlog lastcommits recentcommits commits recentfiles "
+_register("environment", "per-request", "logtail logs changedfiles gitstatus gitdiff gitlog lastcommits recentcommits commits recentfiles "
           "openfiles opentabs "
           "activefile currentfile clipboard cursorposition visiblefiles")
 _register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
@@ -55,7 +56,8 @@ _register("retrieval", "per-request", "context contexts documents docs doc chunk
           # a user's records, looked up for the request
           "orders tickets bookings appointments reservations transactions invoices payments incidents alerts "
           "notifications emails inbox unread events news headlines posts feed positions holdings balances "
-          "cart basket wishlist snapshot rows")
+          "cart basket wishlist snapshot rows excerpt excerpts readings telemetry listings clauses notices "
+          "papers")
 _register("memory", "per-request", "memory memories mem notes journal diary facts recall summary summaries "
           "history chathistory conversation transcript scratchpad heartbeat activity recentactivity "
           "recap learnings reflections dailynotes")
@@ -100,7 +102,9 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("root", "folder"), "rootfolder"), (("is", "repo"), "isgitrepo"), (("is", "git"), "isgitrepo"),
     (("os", "release"), "osrelease"), (("os", "version"), "osversion"), (("os", "name"), "os"),
     (("kernel", "version"), "kernelversion"), (("git", "log"), "gitlog"), (("last", "commits"), "lastcommits"),
-    (("recent", "commits"), "recentcommits"), (("home", "dir"), "homedir"), (("home", "directory"), "homedir"),
+    (("recent", "commits"), "recentcommits"), (("new", "hire"), "newhire"), (("log", "tail"), "logtail"),
+    (("move", "number"), "counter"), (("turn", "number"), "counter"), (("message", "count"), "counter"),
+    (("execution", "mode"), "sandbox"), (("run", "mode"), "sandbox"), (("home", "dir"), "homedir"), (("home", "directory"), "homedir"),
     (("home", "path"), "homedir"), (("home", "folder"), "homedir"), (("changed", "files"), "changedfiles"),
     (("files", "changed"), "changedfiles"), (("open", "tabs"), "opentabs"), (("active", "users"), "activeusers"),
     (("online", "users"), "onlineusers"), (("vcs", "status"), "gitstatus"), (("repo", "status"), "gitstatus"),

@@ -51,6 +51,8 @@ _FROM_PLAN = ("stable_before", "stable_after", "tokens_before", "tokens_after", 
 class FixReport:
     files: list[FixResult] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Entries of walked folders that were not read (a link out of the project, a FIFO).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -162,10 +164,11 @@ def fix_paths(
     rewrite planned, before the first byte is written. A failure while deciding (bad
     config, a bug) leaves every file as it was; a file that cannot be fixed does not stop
     the others from being written."""
-    from promptlint.targets import collect
+    from promptlint.targets import gather
 
     report = FixReport()
-    files, explicit, report.errors = collect(paths, config_file)
+    targets = gather(paths, config_file)
+    files, explicit, report.errors, report.warnings = targets.files, targets.explicit, targets.errors, targets.skipped
     folders = [p for p in paths if os.path.isdir(p)]
     planned = [_plan_file(path, explicit, syntax, unsafe, model, provider, folders) for path in files]
     planned += _plan_assembly_orders(files, explicit, folders)

@@ -18,19 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-_PROJECT_MARKERS = ("promptlint.toml", ".promptlint.toml", "pyproject.toml", ".git")
-
-
-def project_root(path: str) -> str | None:
-    """The nearest folder above ``path`` (symlinks not followed) that marks a project."""
-    folder = os.path.dirname(os.path.abspath(path))
-    while True:
-        if any(os.path.lexists(os.path.join(folder, marker)) for marker in _PROJECT_MARKERS):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
+from promptlint.discovery import project_root
 
 
 def roots_for(path: str, folders: Sequence[str] = ()) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from promptlint.core.findings import Report
+from promptlint.core.findings import Report, one_line
 from promptlint.fix import FixReport, FixResult
 
 # The one step that ends what a safe fix leaves: said after every fix that moved something.
@@ -117,6 +117,8 @@ def render(
     ``tail_note``, what the move leaves and how to end it)."""
     for message in report.errors:
         console.print(Text("error: ", style="bold red") + Text(message))
+    for message in report.warnings:
+        console.print(Text("warning: ", style="bold yellow") + Text(one_line(message)))
     for result in report.files:
         _file(result, console, show_diff, write)
     fixed = sum(1 for r in report.files if r.written)
