@@ -222,3 +222,30 @@ def test_a_labelled_trace_id_and_a_patient_are_rendered_values(tmp_path: Path) -
 def test_words_of_names(name: str, kind: str | None) -> None:
     judged = _by_name(tuple(name.split(".")))
     assert (judged[0] if judged else None) == kind
+
+
+# --------------------------------------------------------------------------- wild-4's traps
+
+def test_escaped_handlebars_tags_are_literal_text() -> None:
+    text = "Keep \\{{userName}} and \\{{count}} as written.\n" + RULES
+    template = load_text("a.hbs", text)
+    assert_tiles(template)
+    assert "".join(getattr(s, "text", "") for s in template.segments).startswith("Keep {{userName}} and {{count}}")
+    assert check_text(text, path="a.hbs").findings == []
+
+
+def test_placeholders_shown_as_a_style_are_prose() -> None:
+    text = "Cite as {author} ({year}), or ({author}, {year}) at the end of a sentence.\n"
+    assert infer_syntax("style.txt", text).syntax == "markdown"
+
+
+def test_an_unsorted_loop_inside_an_unsorted_tool_loop_is_reported_too() -> None:
+    # both are sorted by one `fix`; reported once each (the blind labels mark the outer only)
+    text = "{{#each mcpServers}}\n{{#each this.tools}}\n- {{name}}\n{{/each}}\n{{/each}}\n" + RULES
+    assert found(check_text(text, path="a.hbs")) == [(1, "tool-order", "error"), (2, "tool-order", "error")]
+
+
+def test_a_sorted_list_of_steps_is_content_not_a_counter() -> None:
+    text = '{% for step in onboarding_steps | sort(attribute="order") %}- {{ step.title }}\n{% endfor %}\n' + RULES
+    assert check_text(text, path="a.j2").findings == []
+    assert found(check_text("Step {{ step_number }} of the plan.\n" + RULES, path="a.j2"))[0][1] == "session-id"

@@ -170,6 +170,11 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         return None
     if _is_pinned(path):
         return ("timestamp", "per-session", "_".join(flat))
+    # `recentOrders`, `recent_attempts`: records fetched for this request, unless a word
+    # says which kind (`recent_memories`).
+    if len(flat) > 1 and flat[0] == "recent" and not any(
+            (_lookup(w) or ("",))[0] in ("memory", "environment", "identity", "retrieval") for w in flat[1:]):
+        return ("retrieval", "per-request", "_".join(flat))
     # `vcs.status`, `repo.diff`: a phrase across the parts of a path.
     across = set(_compound(flat)) & {"gitstatus", "gitdiff"}
     if across and len(parts) > 1:
@@ -203,9 +208,6 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
                 weak = weak or (kind, frequency, word)
                 continue
             return (kind, frequency, word)
-    if weak is None and len(flat) > 1 and flat[0] == "recent":
-        # `recentOrders`, `recent_tickets`: records fetched for this request.
-        return ("retrieval", "per-request", "_".join(flat))
     return weak
 
 

@@ -82,6 +82,8 @@ def _classify(expr: Expr, overrides: Overrides | None, *, collection: bool) -> V
         if found is None:
             continue
         kind, frequency, word = found
+        if collection and kind == "session-id" and word not in ("sessions", "requests"):
+            continue  # a list of `steps` or `turns` is content, not a counter or an id
         if kind == "tool-order" and _SORTING.intersection(c.lower() for c in expr.calls + expr.filters):
             return None
         if kind == "timestamp":

@@ -115,7 +115,9 @@ _FORMAT_FIELD = re.compile(
 _JSON_OBJECT = re.compile(r"(?<!\{)\{\s*\"")
 # Prose that explains a placeholder instead of being filled through it: "where {answer} is
 # at most four sentences", "{reason} being one sentence", "replace {name} with your name".
-_EXPLAINED_BEFORE = re.compile(r"\b(?:where|replace|replacing|substitute)\s*[\"'“(]?\s*$", re.IGNORECASE)
+_EXPLAINED_BEFORE = re.compile(
+    r"\b(?:where|replace|replacing|substitute|(?:cite|cited|write|written|format|formatted|reply|respond|answer|shown|"
+    r"render|rendered|appear|sign|signed)\s+(?:it\s+|them\s+)?as)\s*[\"'“(]?\s*$", re.IGNORECASE)
 _EXPLAINED_AFTER = re.compile(
     r"^[\"'”)]?\s*(?:(?:is|are)\s+(?:at most|at least|one of|your|replaced|filled)\b|means\b|stands for\b|"
     r"being\b|with your\b|by your\b)",

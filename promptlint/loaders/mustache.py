@@ -110,6 +110,14 @@ class _Parser:
             start = self.source.find(self.open, cursor)
             if start < 0:
                 break
+            if self.open == "{{" and start > 0 and self.source[start - 1] == "\\":
+                # Handlebars: `\{{name}}` renders `{{name}}`; the backslash is markup.
+                flush(start - 1)
+                body().append(Text(Span(start - 1, start), ""))
+                text_start = start
+                close_at = self.source.find("}}", start + 2)
+                cursor = len(self.source) if close_at < 0 else close_at + 2
+                continue
             triple = self.open == "{{" and self.source.startswith("{{{", start)
             close = "}}}" if triple else self.close
             end = self.source.find(close, start + len(self.open))
