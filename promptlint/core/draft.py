@@ -214,11 +214,12 @@ def _draft_once(
         return
     layout = Layout(current)
     draft.source, starts = _assemble(current, layout, carriers)
+    next_staying = _next_staying(carriers, moving)
     for carrier in carriers:
         if id(carrier) in moving:
             values = ", ".join(f"{u.volatility.kind} {unit_label(u)}" for u in carrier.units)
             where = layout.describe(carrier.first, carrier.last)
-            draft.moved.append(f"{where} ({values}) → {_destination(layout, carriers, moving, carrier)}")
+            draft.moved.append(f"{where} ({values}) → {_destination(layout, next_staying, carrier)}")
             for unit in carrier.units:
                 if id(unit.segment) in origin:
                     draft.moved_units.add(origin[id(unit.segment)])
@@ -238,13 +239,14 @@ def _named(template: Template, units: list[Unit], refused: list[str]) -> dict[in
     return named
 
 
-def _destination(layout: Layout, carriers: list[Carrier], moving: set[int], carrier: Carrier) -> str:
+def _destination(layout: Layout, next_staying: dict[int, Carrier], carrier: Carrier) -> str:
     """Where a moved carrier lands: the end of the file, or before the carriers that
-    already end it and are kept after it (in their original order)."""
-    staying = [c for c in carriers[carriers.index(carrier) + 1 :] if id(c) not in moving]
-    if not staying:
+    already end it and are kept after it (in their original order; ``next_staying``: the
+    first carrier after each that is kept, see :func:`_next_staying`)."""
+    staying = next_staying.get(id(carrier))
+    if staying is None:
         return "end of file"
-    what = layout.describe(staying[0].first, staying[0].last)
+    what = layout.describe(staying.first, staying.last)
     return f"before {'' if what.startswith('line') else 'the '}{what}, which stays at the end of the file"
 
 
@@ -256,3 +258,15 @@ def reload(template: Template, source: str) -> Template:
     new.has_bom = template.has_bom
     new.newline = template.newline
     return new
+
+
+def _next_staying(carriers: list[Carrier], moving: set[int]) -> dict[int, Carrier]:
+    """For each carrier (by id), the first carrier after it that is not moved."""
+    found: dict[int, Carrier] = {}
+    after: Carrier | None = None
+    for carrier in reversed(carriers):
+        if after is not None:
+            found[id(carrier)] = after
+        if id(carrier) not in moving:
+            after = carrier
+    return found

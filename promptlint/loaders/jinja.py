@@ -9,7 +9,8 @@ the variable paths, calls, filters and format strings are read. Nothing is rende
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -155,6 +156,18 @@ def describe(node: nodes.Node, source: str) -> Expr:
 # Segments
 
 
+def _normalised(source: str) -> tuple[str, Callable[[int], int]]:
+    """The source with ``\r\n`` and ``\r`` read as ``\n`` (as the lexer reads it), and the
+    map from its offsets back to the source's: an offset moves one character further for
+    each ``\r\n`` before it (a lone ``\r`` keeps its length)."""
+    if "\r" not in source:
+        return source, lambda offset: offset
+    # The offset in ``normal`` of each collapsed ``\r\n``'s newline.
+    collapsed = [m.start() - i for i, m in enumerate(re.finditer("\r\n", source))]
+    normal = source.replace("\r\n", "\n").replace("\r", "\n")
+    return normal, lambda offset: offset + bisect_left(collapsed, offset)
+
+
 class _Builder:
     def __init__(self, path: str, source: str) -> None:
         self.path = path
@@ -175,32 +188,28 @@ class _Builder:
 
         The lexer reads the source with its newlines normalised to ``\n`` and without
         one trailing newline, and drops whitespace that ``{%-``/``{{-`` strip; each
-        token is matched allowing ``\r\n``/``\r`` for ``\n``, and every skipped gap
+        token is found with ``str.find`` in the source with its newlines normalised the
+        same way (offsets mapped back past each ``\r\n``), and every skipped gap
         (whitespace by construction) is yielded as a ``stripped`` token so that the
         spans still tile the source.
         """
         env = environment()
-        cursor = 0
+        normal, original = _normalised(self.source)
+        cursor = 0  # in ``normal``
         for _lineno, kind, value in env.lexer.tokeniter(self.source, None):
             if not value:
                 continue
-            if "\n" in value:
-                pattern = "(?:\r\n|\r|\n)".join(re.escape(part) for part in value.split("\n"))
-                found = re.compile(pattern).search(self.source, cursor)
-                start, end = (found.start(), found.end()) if found else (-1, -1)
-            else:
-                start = self.source.find(value, cursor)
-                end = start + len(value)
-            if start < 0 or self.source[cursor:start].strip():
+            start = normal.find(value, cursor)
+            if start < 0 or normal[cursor:start].strip():
                 raise LoadError(f"could not locate Jinja token {value!r}")
             if start > cursor:
-                yield "stripped", "", cursor, start
-            cursor = end
-            yield kind, value, start, cursor
-        if cursor < len(self.source):
-            if self.source[cursor:].strip():  # pragma: no cover - the lexer reads everything
+                yield "stripped", "", original(cursor), original(start)
+            cursor = start + len(value)
+            yield kind, value, original(start), original(cursor)
+        if cursor < len(normal):
+            if normal[cursor:].strip():  # pragma: no cover - the lexer reads everything
                 raise LoadError("could not read the whole Jinja template")
-            yield "stripped", "", cursor, len(self.source)
+            yield "stripped", "", original(cursor), len(self.source)
 
     def build(self) -> list[Segment]:
         tokens = list(self._located())
