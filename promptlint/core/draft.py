@@ -41,6 +41,9 @@ class Draft:
     sorted_units: set[int] = field(default_factory=set)
     carried_by: dict[int, str] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
+    # ``source`` as parsed by the last round (which found nothing more to move), so that
+    # judging the draft does not parse it again; None when no round settled on it.
+    reloaded: Template | None = field(default=None, repr=False, compare=False)
 
 
 def _assemble(template: Template, layout: Layout, carriers: list[Carrier]) -> tuple[str, dict[int, int]]:
@@ -149,6 +152,7 @@ def draft_fix(template: Template, overrides: Overrides | None, unsafe: bool) -> 
         _draft_once(template, current, find_units(current, overrides), overrides, unsafe, draft, tracker, first=False)
         if draft.source == before:
             draft.settled = True
+            draft.reloaded = current
             break
     return draft
 

@@ -39,12 +39,33 @@ def _pattern(source: str) -> Any:
     return regex.compile(source)
 
 
+# Suffixes counted by encoding them, before the table is built: most files ask a few times,
+# and one encoding of a suffix costs less than the table.
+_DIRECT_QUERIES = 4
+
+
+@cache
+def _token_lengths(encoding: str) -> array[int]:
+    """The byte length of every ordinary token of an encoding, by token id."""
+    ranks: dict[bytes, int] = tokens.get_encoding(encoding)._mergeable_ranks
+    lengths = array("q", bytes(8 * (max(ranks.values()) + 1)))
+    for token, rank in ranks.items():
+        lengths[rank] = len(token)
+    return lengths
+
+
 class SuffixTokens:
     """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
 
     def __init__(self, text: str, encoding: str) -> None:
         self.text = text
         self.encoding = encoding
+        self._asked = 0
+        self._built = False
+
+    def _build(self) -> None:
+        self._built = True
+        text, encoding = self.text, self.encoding
         self._encoding: tiktoken.Encoding = tokens.get_encoding(encoding)
         try:
             data = text.encode("utf-8")
@@ -57,8 +78,7 @@ class SuffixTokens:
         ids = tokens.encode(text, encoding)
         self.total = len(ids)
         # Byte offset where each token starts, and where each piece of the scan starts.
-        lengths = map(len, self._encoding.decode_tokens_bytes(ids))
-        self._token_starts = array("q", accumulate(lengths, initial=0))
+        self._token_starts = array("q", accumulate(map(_token_lengths(encoding).__getitem__, ids), initial=0))
         self._token_starts.pop()
         self._regex = _pattern(self._encoding._pat_str)
         self._piece_starts = array("q", (m.start() for m in self._regex.finditer(text)))
@@ -75,6 +95,11 @@ class SuffixTokens:
         if offset >= len(self.text):
             return 0
         offset = max(0, offset)
+        self._asked += 1
+        if self._asked <= _DIRECT_QUERIES:
+            return tokens.count(self.text[offset:], self.encoding)
+        if not self._built:
+            self._build()
         if not self._exact:
             return tokens.count(self.text[offset:], self.encoding)
         if self._is_piece_start(offset):

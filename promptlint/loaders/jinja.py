@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
@@ -71,6 +71,13 @@ def parse_expression(source: str) -> nodes.Expr:
     expr = output.nodes[0]
     assert isinstance(expr, n.Expr)
     return expr
+
+
+@lru_cache(maxsize=4096)
+def _described(source: str) -> Expr:
+    """An expression parsed and described once per source text: a prompt repeats the same
+    few (``user.name``), and the fixer's drafts parse the file again."""
+    return describe(parse_expression(source), source)
 
 
 def describe(node: nodes.Node, source: str) -> Expr:
@@ -259,7 +266,7 @@ class _Builder:
         return self.root
 
     def _slot(self, span: Span, expr_source: str) -> None:
-        expr = describe(parse_expression(expr_source), expr_source)
+        expr = _described(expr_source)
         plain = bool(expr.path) and len(expr.path) == 1
         alias = self.aliases.get(expr.root) if plain else None
         options = tuple(self.alias_options.get(expr.root, ())) if plain else ()
@@ -278,7 +285,7 @@ class _Builder:
             if tag == "for":
                 self._describe_loop(block, rest)
             elif tag == "if" and rest:
-                block.expr = describe(parse_expression(rest), rest)
+                block.expr = _described(rest)
             self.body.append(block)
             self.stack.append((block, _BLOCK_TAGS.get(tag, "endset")))
         elif tag.startswith("end"):
@@ -289,11 +296,11 @@ class _Builder:
             if block.kind == "set" and block.target:
                 self.captures[block.target] = block
         elif tag in ("elif", "else"):
-            expr = describe(parse_expression(rest), rest) if tag == "elif" and rest else None
+            expr = _described(rest) if tag == "elif" and rest else None
             self.body.append(Tag(span, tag, expr=expr))
         elif tag == "set":
             target, _, value = rest.partition("=")
-            expr = describe(parse_expression(value), value)
+            expr = _described(value)
             name = target.strip()
             # A set of a known alias keeps following it to its source.
             if expr.path and len(expr.path) == 1 and expr.root in self.aliases and not expr.calls:
