@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint.core import tokens
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span

@@ -328,18 +328,3 @@ def _definition_conflict(layout: Layout, sites: _Sites, carrier: Carrier, covere
         if reset:
             return f"reads `{min(reset)}`, which is set again on line {site.line + 1}"
     return None
-    lo, hi = layout.offsets(carrier.first, carrier.last)
-    inside = [seg for span, seg in sites if lo <= span.start < hi]
-    after = [(span, seg) for span, seg in sites
-             if span.start >= hi and layout.line_of(span.start) not in covered]
-    defines = set().union(*(_defined_names(seg, template.source) for seg in inside)) if inside else set()
-    reads = set().union(*(_read_names(seg, template.source) for seg in inside)) if inside else set()
-    for span, seg in after:
-        line = layout.line_of(span.start) + 1
-        used = defines & _read_names(seg, template.source)
-        if used:
-            return f"defines `{min(used)}` used on line {line}"
-        reset = reads & _defined_names(seg, template.source)
-        if reset:
-            return f"reads `{min(reset)}`, which is set again on line {line}"
-    return None

@@ -34,7 +34,7 @@ _CHECKPOINT = 4096
 def _pattern(source: str) -> Any:
     """tiktoken's split pattern, compiled with ``regex`` (the module tiktoken itself
     depends on, and whose syntax its patterns are written in)."""
-    import regex
+    import regex  # type: ignore[import-untyped]  # no stubs; tiktoken depends on it
 
     return regex.compile(source)
 

@@ -97,7 +97,7 @@ class _Recorded(Exception):
 
 def _build(name: str) -> tiktoken.Encoding:
     import tiktoken
-    from tiktoken_ext import openai_public  # type: ignore[import-untyped]
+    from tiktoken_ext import openai_public
 
     if name not in SHIPPED_ENCODINGS:
         raise TokenizerError(f"encoding {name!r} is not shipped (shipped: {', '.join(SHIPPED_ENCODINGS)})")
