@@ -65,24 +65,37 @@ def _assemble(template: Template, layout: Layout, carriers: list[Carrier]) -> tu
     while kept and not kept[-1][1].strip():
         kept.pop()
     starts: dict[int, int] = {}
-    out = ""
+    # Pieces joined once at the end (adding to one string copies it: quadratic in a large file).
+    pieces: list[str] = []
+    length = 0
+
+    def add(text: str) -> None:
+        nonlocal length
+        pieces.append(text)
+        length += len(text)
+
+    def ends_with_newline() -> bool:
+        last = next((piece for piece in reversed(pieces) if piece), "")
+        return last.endswith("\n")
+
     for i, line in kept:
-        starts[i] = len(out)
-        out += line
-    if out:
-        if not out.endswith("\n"):
-            out += newline
-        out += newline
+        starts[i] = length
+        add(line)
+    if length:
+        if not ends_with_newline():
+            add(newline)
+        add(newline)
     previous: Carrier | None = None
     for carrier in carriers:
         if previous is not None and not (_is_item(layout, previous) and _is_item(layout, carrier)):
-            out += newline
+            add(newline)
         for i in range(carrier.first, carrier.last + 1):
-            starts[i] = len(out)
-            out += layout.lines[i]
-        if not out.endswith("\n"):
-            out += newline
+            starts[i] = length
+            add(layout.lines[i])
+        if not ends_with_newline():
+            add(newline)
         previous = carrier
+    out = "".join(pieces)
     if not template.source.endswith("\n"):
         out = out.removesuffix("\n").removesuffix("\r")
     return out, starts
