@@ -50,11 +50,29 @@ def load(path: str, source: str) -> Template:
 
     env = environment()
     try:
-        env.parse(source)
+        lexed = _lex_and_parse(env, source)
     except TemplateSyntaxError as exc:
         raise LoadError(f"malformed Jinja template: {exc.message}", line=exc.lineno) from None
-    segments = _Builder(path, source).build()
+    segments = _Builder(path, source, lexed).build()
     return Template(path=path, syntax="jinja", source=source, segments=segments)
+
+
+def _lex_and_parse(env: SandboxedEnvironment, source: str) -> list[tuple[int, str, str]]:
+    """The lexer's raw tokens of ``source``, after jinja2's parser validated them: the same
+    check as ``env.parse(source)``, with the file lexed once for both (the parser reads
+    the tokens lexed here, through the stream ``env.parse`` would build from them)."""
+    from jinja2.lexer import TokenStream
+    from jinja2.parser import Parser
+
+    lexed = list(env.lexer.tokeniter(source, None))
+    parser = Parser(env, source)  # its own stream is lazy: replaced before it lexes more than a token
+    stream = TokenStream(env.lexer.wrap(iter(lexed)), None, None)
+    for extension in env.iter_extensions():
+        filtered = extension.filter_stream(stream)
+        stream = filtered if isinstance(filtered, TokenStream) else TokenStream(filtered, None, None)
+    parser.stream = stream
+    parser.parse()
+    return lexed
 
 
 # ---------------------------------------------------------------------------------------
@@ -176,9 +194,10 @@ def _normalised(source: str) -> tuple[str, Callable[[int], int]]:
 
 
 class _Builder:
-    def __init__(self, path: str, source: str) -> None:
+    def __init__(self, path: str, source: str, lexed: list[tuple[int, str, str]]) -> None:
         self.path = path
         self.source = source
+        self.lexed = lexed  # the lexer's raw tokens (``_lex_and_parse``)
         self.root: list[Segment] = []
         self.stack: list[tuple[Block, str]] = []
         self.aliases: dict[str, Expr] = {}
@@ -200,10 +219,9 @@ class _Builder:
         (whitespace by construction) is yielded as a ``stripped`` token so that the
         spans still tile the source.
         """
-        env = environment()
         normal, original = _normalised(self.source)
         cursor = 0  # in ``normal``
-        for _lineno, kind, value in env.lexer.tokeniter(self.source, None):
+        for _lineno, kind, value in self.lexed:
             if not value:
                 continue
             start = normal.find(value, cursor)
