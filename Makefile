@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench ranks lint clean
 
 # setuptools maps top-level rules/ to promptlint.rules in an editable install with a
 # finder and says so on every install ("Editable installation.", information only):
@@ -27,6 +27,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/startup.py
 	$(BIN)/python bench/accuracy.py
+
+# The pre-built BPE rank tables (promptlint/data/*.ranks), from the shipped .tiktoken files.
+ranks: $(STAMP)
+	$(BIN)/python tools/build_rank_tables.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

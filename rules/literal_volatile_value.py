@@ -42,13 +42,14 @@ None.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from promptlint.core import literals
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Block, Segment, Span, Text
 from promptlint.core.severity import is_substantial, rebilled, severity_for, stable_tokens
+from promptlint.core.suffixtokens import SuffixTokens
 from promptlint.core.volatility import Volatility
 
 CODE = "PC105"
@@ -97,6 +98,7 @@ def _fenced_lines(source: str) -> set[int]:
 def check(ctx: RuleContext) -> Iterator[Finding]:
     template = ctx.template
     fenced = _fenced_lines(template.source)
+    tokens_after = _tokens_after(ctx)
     for text in _texts(template.segments):
         source = template.source[text.span.start : text.span.end]
         # Escaped or stripped text differs from the source; only exact copies are read.
@@ -110,7 +112,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if _is_capture(template.source):
             strong = []  # a record of one rendering, not the text that is sent: low confidence
         for value in strong:
-            yield _rendered(ctx, text.span.start, source, value)
+            yield _rendered(ctx, text.span.start, source, value, tokens_after)
         offset = text.span.start
         for line in source.splitlines(keepends=True):
             number = template.position(offset).line
@@ -121,7 +123,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 if any(v.start < offset - text.span.start + end and offset - text.span.start + start < v.end
                        for v in strong):
                     continue  # already reported as rendered, at its level
-                after = _tokens_after(ctx, offset + end)
+                after = tokens_after(offset + end)
                 yield ctx.finding(
                     CODE,
                     NAME,
@@ -160,10 +162,12 @@ def _line_at(text: str, offset: int) -> str:
     return text[start : end if end >= 0 else len(text)]
 
 
-def _rendered(ctx: RuleContext, base: int, source: str, value: literals.Rendered) -> Finding:
+def _rendered(
+    ctx: RuleContext, base: int, source: str, value: literals.Rendered, tokens_after: Callable[[int], int]
+) -> Finding:
     """A value rendered for one request (a clock to the second under a "now" label, a
     signed-in user's name and e-mail), rated by where it stands like a template slot."""
-    after = _tokens_after(ctx, base + value.end)
+    after = tokens_after(base + value.end)
     literal = source[value.start : value.end]
     if value.kind == "identity":
         vol = Volatility("identity", "per-session", f"literal {value.what} {literal!r}", confidence="medium")
@@ -206,8 +210,14 @@ def _scan(line: str) -> Iterator[tuple[int, int, str]]:
             yield uuid.start(), uuid.end(), "request or session id"
 
 
-def _tokens_after(ctx: RuleContext, source_offset: int) -> int:
-    """Tokens of the file after a source offset (static files render as they read)."""
-    from promptlint.core import tokens
+def _tokens_after(ctx: RuleContext) -> Callable[[int], int]:
+    """Tokens of the file after a source offset (static files render as they read); the
+    file is encoded once, when the first value asks."""
+    counter: list[SuffixTokens] = []
 
-    return tokens.count(ctx.template.source[source_offset:], ctx.analysis.encoding)
+    def after(source_offset: int) -> int:
+        if not counter:
+            counter.append(SuffixTokens(ctx.template.source, ctx.analysis.encoding))
+        return counter[0].after(source_offset)
+
+    return after

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from promptlint.core import tokens
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
@@ -66,7 +65,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if minimum <= 0:
         return
     stable = analysis.stable_prefix_tokens
-    stable_content = tokens.count(analysis.stable_text, analysis.encoding)
+    stable_content = analysis.stable_tokens_from(0)
     if stable < minimum <= stable_content and analysis.units:
         first = min(analysis.units, key=lambda u: ctx.unit_span(u).start)
         yield ctx.finding(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from promptlint.core import tokens
+from promptlint.core.suffixtokens import SuffixTokens
 from promptlint.core.ir import RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.core.names import words
 from promptlint.core.volatility import Overrides, Volatility, classify, order_can_change
@@ -89,6 +90,8 @@ class Analysis:
     stable_text: str
     rendered: str
     _offsets: dict[int, int] = field(default_factory=dict, repr=False)
+    # The stable text encoded once, for every unit's count of what follows it.
+    _suffixes: SuffixTokens | None = field(default=None, repr=False, compare=False)
 
     def offset_of(self, segment: Segment) -> int:
         """Where a segment's output starts in the stable-only rendering."""
@@ -96,7 +99,14 @@ class Analysis:
 
     def stable_tokens_after(self, segment: Segment) -> int:
         """Tokens of stable content rendered after a unit: what its volatility costs."""
-        return tokens.count(self.stable_text[self._offsets[id(segment)] :], self.encoding)
+        return self.stable_tokens_from(self._offsets[id(segment)])
+
+    def stable_tokens_from(self, offset: int) -> int:
+        """Tokens of ``stable_text[offset:]`` encoded on its own (the whole stable text at 0),
+        read from one encoding of the stable text however many units ask."""
+        if self._suffixes is None:
+            self._suffixes = SuffixTokens(self.stable_text, self.encoding)
+        return self._suffixes.after(offset)
 
     @property
     def volatile_kinds(self) -> set[str]:

@@ -11,6 +11,7 @@ rewriter (``promptlint.fix``) edits.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -227,7 +228,7 @@ def move_plan(
         else:
             active.append(carrier)
 
-    sites = _expression_sites(template) if template.syntax == "jinja" else []
+    sites = _Sites(template, layout)
     while True:
         covered = covered_lines(active)
         content_lines = [i for i in range(layout.count) if not layout.blank[i] and i not in covered]
@@ -240,7 +241,7 @@ def move_plan(
                 dropped.append((carrier, (f"not moved: line {first_blocker + 1} holds a value that cannot be moved, "
                                           "so the stable prefix already ends before it")))
                 continue
-            reason = _definition_conflict(template, layout, sites, carrier, covered)
+            reason = _definition_conflict(layout, sites, carrier, covered)
             if reason is not None:
                 dropped.append((carrier, f"not fixable: {reason}"))
         if not dropped:
@@ -286,24 +287,44 @@ def covered_lines(carriers: Iterable[Carrier]) -> set[int]:
     return {i for c in carriers for i in range(c.first, c.last + 1)}
 
 
-def _definition_conflict(
-    template: Template, layout: Layout, sites: list[tuple[Span, Segment]], carrier: Carrier, covered: set[int]
-) -> str | None:
+@dataclass
+class _Site:
+    """One Jinja expression site (slot, tag, block opening): where it is and the names it
+    defines and reads, read once per plan (every carrier asks about every later site)."""
+
+    start: int
+    line: int
+    defines: set[str]
+    reads: set[str]
+
+
+class _Sites:
+    def __init__(self, template: Template, layout: Layout) -> None:
+        source = template.source
+        self.all = [_Site(span.start, layout.line_of(span.start), _defined_names(seg, source),
+                          _read_names(seg, source))
+                    for span, seg in (_expression_sites(template) if template.syntax == "jinja" else [])]
+        self.defining = [site for site in self.all if site.defines]
+        self.by_start = sorted(self.all, key=lambda site: site.start)
+        self.starts = [site.start for site in self.by_start]
+
+
+def _definition_conflict(layout: Layout, sites: _Sites, carrier: Carrier, covered: set[int]) -> str | None:
     """Why moving a Jinja carrier past the text after it would change what a name means."""
-    if not sites:
+    if not sites.all:
         return None
     lo, hi = layout.offsets(carrier.first, carrier.last)
-    inside = [seg for span, seg in sites if lo <= span.start < hi]
-    after = [(span, seg) for span, seg in sites
-             if span.start >= hi and layout.line_of(span.start) not in covered]
-    defines = set().union(*(_defined_names(seg, template.source) for seg in inside)) if inside else set()
-    reads = set().union(*(_read_names(seg, template.source) for seg in inside)) if inside else set()
-    for span, seg in after:
-        line = layout.line_of(span.start) + 1
-        used = defines & _read_names(seg, template.source)
+    inside = sites.by_start[bisect_left(sites.starts, lo) : bisect_left(sites.starts, hi)]
+    defines = set().union(*(site.defines for site in inside))
+    reads = set().union(*(site.reads for site in inside))
+    # Without a definition inside, only a later definition can conflict: those few are read.
+    for site in sites.all if defines else sites.defining:
+        if site.start < hi or site.line in covered:
+            continue
+        used = defines & site.reads
         if used:
-            return f"defines `{min(used)}` used on line {line}"
-        reset = reads & _defined_names(seg, template.source)
+            return f"defines `{min(used)}` used on line {site.line + 1}"
+        reset = reads & site.defines
         if reset:
-            return f"reads `{min(reset)}`, which is set again on line {line}"
+            return f"reads `{min(reset)}`, which is set again on line {site.line + 1}"
     return None

@@ -41,6 +41,9 @@ class Draft:
     sorted_units: set[int] = field(default_factory=set)
     carried_by: dict[int, str] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
+    # ``source`` as parsed by the last round (which found nothing more to move), so that
+    # judging the draft does not parse it again; None when no round settled on it.
+    reloaded: Template | None = field(default=None, repr=False, compare=False)
 
 
 def _assemble(template: Template, layout: Layout, carriers: list[Carrier]) -> tuple[str, dict[int, int]]:
@@ -171,6 +174,7 @@ def draft_fix(template: Template, overrides: Overrides | None, unsafe: bool) -> 
         _draft_once(template, current, find_units(current, overrides), overrides, unsafe, draft, tracker, first=False)
         if draft.source == before:
             draft.settled = True
+            draft.reloaded = current
             break
     return draft
 
@@ -236,11 +240,12 @@ def _draft_once(
         return
     layout = Layout(current)
     draft.source, starts = _assemble(current, layout, carriers)
+    next_staying = _next_staying(carriers, moving)
     for carrier in carriers:
         if id(carrier) in moving:
             values = ", ".join(f"{u.volatility.kind} {unit_label(u)}" for u in carrier.units)
             where = layout.describe(carrier.first, carrier.last)
-            draft.moved.append(f"{where} ({values}) → {_destination(layout, carriers, moving, carrier)}")
+            draft.moved.append(f"{where} ({values}) → {_destination(layout, next_staying, carrier)}")
             for unit in carrier.units:
                 if id(unit.segment) in origin:
                     draft.moved_units.add(origin[id(unit.segment)])
@@ -260,13 +265,14 @@ def _named(template: Template, units: list[Unit], refused: list[str]) -> dict[in
     return named
 
 
-def _destination(layout: Layout, carriers: list[Carrier], moving: set[int], carrier: Carrier) -> str:
+def _destination(layout: Layout, next_staying: dict[int, Carrier], carrier: Carrier) -> str:
     """Where a moved carrier lands: the end of the file, or before the carriers that
-    already end it and are kept after it (in their original order)."""
-    staying = [c for c in carriers[carriers.index(carrier) + 1 :] if id(c) not in moving]
-    if not staying:
+    already end it and are kept after it (in their original order; ``next_staying``: the
+    first carrier after each that is kept, see :func:`_next_staying`)."""
+    staying = next_staying.get(id(carrier))
+    if staying is None:
         return "end of file"
-    what = layout.describe(staying[0].first, staying[0].last)
+    what = layout.describe(staying.first, staying.last)
     return f"before {'' if what.startswith('line') else 'the '}{what}, which stays at the end of the file"
 
 
@@ -278,3 +284,15 @@ def reload(template: Template, source: str) -> Template:
     new.has_bom = template.has_bom
     new.newline = template.newline
     return new
+
+
+def _next_staying(carriers: list[Carrier], moving: set[int]) -> dict[int, Carrier]:
+    """For each carrier (by id), the first carrier after it that is not moved."""
+    found: dict[int, Carrier] = {}
+    after: Carrier | None = None
+    for carrier in reversed(carriers):
+        if after is not None:
+            found[id(carrier)] = after
+        if id(carrier) not in moving:
+            after = carrier
+    return found

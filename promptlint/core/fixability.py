@@ -143,7 +143,8 @@ def _why_it_does_not_help(
 ) -> tuple[str | None, Analysis | None]:
     """Why writing ``source`` would not help (None: it would), and its analysis."""
     try:
-        new = reload(template, source)
+        known = draft.reloaded if draft is not None else None
+        new = known if known is not None and known.source == source else reload(template, source)
     except LoadError as exc:
         return f"the file would not parse after the fix ({exc.message})", None
     if draft is not None and not draft.settled:

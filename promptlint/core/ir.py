@@ -25,6 +25,7 @@ the same source, listed in ``Template.prompts`` of the file's template.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -55,10 +56,8 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self._starts.append(i + 1)
+        # Where each line starts: the running sum of the line lengths (newline included).
+        self._starts = list(itertools.accumulate((len(line) + 1 for line in text.split("\n")[:-1]), initial=0))
 
     def position(self, offset: int) -> Position:
         line = bisect.bisect_right(self._starts, offset) - 1

@@ -7,6 +7,7 @@ A pure view of a :class:`~promptlint.core.ir.Template`; it computes, never edits
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from promptlint.core.ir import Block, Slot, Span, Tag, Template, walk
 
@@ -38,17 +39,19 @@ class Layout:
                 self.whole.append((seg.span, seg))
             elif isinstance(seg, Slot | Tag) and seg.span.end > seg.span.start:
                 self.whole.append((seg.span, None))
+        self.blocks = [(span, block) for span, block in self.whole if block is not None]
+        # Tags and slots do not overlap one another: in start order, a range cuts at most
+        # the one across its start and the one across its end (found by bisection, so
+        # that growing a range does not read every slot of a large file).
+        leaves = sorted((span for span, block in self.whole if block is None), key=lambda span: (span.start, span.end))
+        disjoint = all(a.end <= b.start for a, b in zip(leaves, leaves[1:]))
+        self._leaves: list[Span] | None = leaves if disjoint else None
+        self._leaf_starts = [span.start for span in leaves]
 
     # positions
     def line_of(self, offset: int) -> int:
-        lo, hi = 0, self.count - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        """The 0-based line holding ``offset`` (the first line for offsets before it)."""
+        return max(0, bisect_right(self.starts, offset) - 1)
 
     def lines_of(self, span: Span) -> tuple[int, int]:
         return self.line_of(span.start), self.line_of(max(span.start, span.end - 1))
@@ -130,10 +133,9 @@ class Layout:
         while True:
             lo, hi = self.offsets(first, last)
             new_first, new_last = first, last
-            for span, _ in self.whole:
-                if span.start < hi and span.end > lo and not (lo <= span.start and span.end <= hi):
-                    a, b = self.lines_of(span)
-                    new_first, new_last = min(new_first, a), max(new_last, b)
+            for span in self._cut(lo, hi):
+                a, b = self.lines_of(span)
+                new_first, new_last = min(new_first, a), max(new_last, b)
             for line in (new_first, new_last):
                 item = self.list_item(line)
                 if item is not None:
@@ -142,6 +144,20 @@ class Layout:
             if (new_first, new_last) == (first, last):
                 return first, last
             first, last = new_first, new_last
+
+    def _cut(self, lo: int, hi: int) -> list[Span]:
+        """The spans that may not be cut and that ``[lo, hi)`` cuts (overlaps, not holds)."""
+        def cuts(span: Span) -> bool:
+            return span.start < hi and span.end > lo and not (lo <= span.start and span.end <= hi)
+
+        if self._leaves is None:
+            return [span for span, _ in self.whole if cuts(span)]
+        found = [span for span, _ in self.blocks if cuts(span)]
+        for at in (lo, hi):
+            i = bisect_right(self._leaf_starts, at - 1) - 1  # the last leaf starting before ``at``
+            if i >= 0 and cuts(self._leaves[i]) and self._leaves[i] not in found:
+                found.append(self._leaves[i])
+        return found
 
     def _ends_statement(self, line: int) -> bool:
         """A line that ends a sentence (``.``, ``!``, ``?``) or a value (``}}``, ``%}``, ``}``)."""
@@ -172,8 +188,8 @@ class Layout:
 
     def describe(self, first: int, last: int) -> str:
         where = f"line {first + 1}" if first == last else f"lines {first + 1}–{last + 1}"
-        for span, block in self.whole:
-            if block is not None and self.lines_of(span) == (first, last):
+        for span, block in self.blocks:
+            if self.lines_of(span) == (first, last):
                 return f"{block_name(block, self.template)} on {where}"
         if self.list_item(first) == (first, last):
             return f"list item on {where}"

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # ---------------------------------------------------------------------------------------
 # Words of a name
@@ -152,9 +153,16 @@ def _compound(ws: list[str]) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=8192)
+def _compound_of(part: str) -> tuple[str, ...]:
+    """The compound words of one path part, read once per name (a file of thousands of
+    ``{{ user.name }}`` asks the same question thousands of times)."""
+    return tuple(_compound(words(part)))
+
+
 def _is_pinned(path: tuple[str, ...]) -> bool:
     """`session_started_at`, `process.boot_time`: a clock captured once per session."""
-    flat = [w for p in path for w in _compound(words(p))]
+    flat = [w for p in path for w in _compound_of(p)]
     return bool(_PINNED.intersection(flat)) and bool(
         _PINNED_SCOPE.intersection(flat) or {"at", "time", "timestamp", "date"}.intersection(flat)
     )
@@ -162,7 +170,7 @@ def _is_pinned(path: tuple[str, ...]) -> bool:
 
 def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     """(kind, frequency, the word it rests on) from a variable path, leaf first."""
-    parts = [_compound(words(p)) for p in path]
+    parts = [list(_compound_of(p)) for p in path]
     flat = [w for part in parts for w in part]
     if not flat:
         return None

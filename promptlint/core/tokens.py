@@ -32,6 +32,26 @@ class TokenizerError(Exception):
 
 
 def _shipped_bpe(name: str, expected_hash: str | None) -> dict[bytes, int]:
+    """The ranks of a shipped encoding: from its pre-built rank table when that was built
+    from the file tiktoken publishes (:mod:`promptlint.core.ranktable`), else from the
+    ``.tiktoken`` file itself, checked against tiktoken's published sha256."""
+    if expected_hash is not None:
+        table = resources.files("promptlint") / "data" / f"{name}.ranks"
+        try:
+            data = table.read_bytes()
+        except FileNotFoundError:
+            pass
+        else:
+            from promptlint.core import ranktable
+
+            ranks = ranktable.load(data, expected_hash)
+            if ranks is not None:
+                return ranks
+    return read_tiktoken_file(name, expected_hash)
+
+
+def read_tiktoken_file(name: str, expected_hash: str | None) -> dict[bytes, int]:
+    """The ranks in the shipped ``<name>.tiktoken``, checked against ``expected_hash``."""
     resource = resources.files("promptlint") / "data" / f"{name}.tiktoken"
     try:
         data = resource.read_bytes()
@@ -50,9 +70,34 @@ def _shipped_bpe(name: str, expected_hash: str | None) -> dict[bytes, int]:
     return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
 
 
+def published_hash(name: str) -> str | None:
+    """The sha256 tiktoken's own constructor for ``name`` passes for its rank file."""
+    from tiktoken_ext import openai_public  # type: ignore[import-untyped]
+
+    found: list[str | None] = []
+
+    def record(blobpath: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        found.append(expected_hash)
+        raise _Recorded
+
+    original = openai_public.load_tiktoken_bpe
+    openai_public.load_tiktoken_bpe = record
+    try:
+        openai_public.ENCODING_CONSTRUCTORS[name]()
+    except _Recorded:
+        pass
+    finally:
+        openai_public.load_tiktoken_bpe = original
+    return found[0] if found else None
+
+
+class _Recorded(Exception):
+    """Stops a constructor once it named its rank file's hash."""
+
+
 def _build(name: str) -> tiktoken.Encoding:
     import tiktoken
-    from tiktoken_ext import openai_public  # type: ignore[import-untyped]
+    from tiktoken_ext import openai_public
 
     if name not in SHIPPED_ENCODINGS:
         raise TokenizerError(f"encoding {name!r} is not shipped (shipped: {', '.join(SHIPPED_ENCODINGS)})")

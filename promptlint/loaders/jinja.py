@@ -11,8 +11,9 @@ from __future__ import annotations
 import sys
 
 import re
-from collections.abc import Iterator
-from functools import cache
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
@@ -51,7 +52,7 @@ def load(path: str, source: str) -> Template:
 
     env = environment()
     try:
-        env.parse(source)
+        lexed = _lex_and_parse(env, source)
     except TemplateSyntaxError as exc:
         raise LoadError(f"malformed Jinja template: {exc.message}", line=exc.lineno) from None
     except ValueError as exc:  # jinja2's lexer calls int() on a literal of any length
@@ -59,8 +60,26 @@ def load(path: str, source: str) -> Template:
             raise
         raise LoadError(f"malformed Jinja template: an integer literal longer than "
                         f"{sys.get_int_max_str_digits()} digits") from None
-    segments = _Builder(path, source).build()
+    segments = _Builder(path, source, lexed).build()
     return Template(path=path, syntax="jinja", source=source, segments=segments)
+
+
+def _lex_and_parse(env: SandboxedEnvironment, source: str) -> list[tuple[int, str, str]]:
+    """The lexer's raw tokens of ``source``, after jinja2's parser validated them: the same
+    check as ``env.parse(source)``, with the file lexed once for both (the parser reads
+    the tokens lexed here, through the stream ``env.parse`` would build from them)."""
+    from jinja2.lexer import TokenStream
+    from jinja2.parser import Parser
+
+    lexed = list(env.lexer.tokeniter(source, None))
+    parser = Parser(env, source)  # its own stream is lazy: replaced before it lexes more than a token
+    stream = TokenStream(env.lexer.wrap(iter(lexed)), None, None)
+    for extension in env.iter_extensions():
+        filtered = extension.filter_stream(stream)
+        stream = filtered if isinstance(filtered, TokenStream) else TokenStream(filtered, None, None)
+    parser.stream = stream
+    parser.parse()
+    return lexed
 
 
 # ---------------------------------------------------------------------------------------
@@ -77,6 +96,13 @@ def parse_expression(source: str) -> nodes.Expr:
     expr = output.nodes[0]
     assert isinstance(expr, n.Expr)
     return expr
+
+
+@lru_cache(maxsize=4096)
+def _described(source: str) -> Expr:
+    """An expression parsed and described once per source text: a prompt repeats the same
+    few (``user.name``), and the fixer's drafts parse the file again."""
+    return describe(parse_expression(source), source)
 
 
 def describe(node: nodes.Node, source: str) -> Expr:
@@ -162,10 +188,23 @@ def describe(node: nodes.Node, source: str) -> Expr:
 # Segments
 
 
+def _normalised(source: str) -> tuple[str, Callable[[int], int]]:
+    """The source with ``\r\n`` and ``\r`` read as ``\n`` (as the lexer reads it), and the
+    map from its offsets back to the source's: an offset moves one character further for
+    each ``\r\n`` before it (a lone ``\r`` keeps its length)."""
+    if "\r" not in source:
+        return source, lambda offset: offset
+    # The offset in ``normal`` of each collapsed ``\r\n``'s newline.
+    collapsed = [m.start() - i for i, m in enumerate(re.finditer("\r\n", source))]
+    normal = source.replace("\r\n", "\n").replace("\r", "\n")
+    return normal, lambda offset: offset + bisect_left(collapsed, offset)
+
+
 class _Builder:
-    def __init__(self, path: str, source: str) -> None:
+    def __init__(self, path: str, source: str, lexed: list[tuple[int, str, str]]) -> None:
         self.path = path
         self.source = source
+        self.lexed = lexed  # the lexer's raw tokens (``_lex_and_parse``)
         self.root: list[Segment] = []
         self.stack: list[tuple[Block, str]] = []
         self.aliases: dict[str, Expr] = {}
@@ -182,32 +221,27 @@ class _Builder:
 
         The lexer reads the source with its newlines normalised to ``\n`` and without
         one trailing newline, and drops whitespace that ``{%-``/``{{-`` strip; each
-        token is matched allowing ``\r\n``/``\r`` for ``\n``, and every skipped gap
+        token is found with ``str.find`` in the source with its newlines normalised the
+        same way (offsets mapped back past each ``\r\n``), and every skipped gap
         (whitespace by construction) is yielded as a ``stripped`` token so that the
         spans still tile the source.
         """
-        env = environment()
-        cursor = 0
-        for _lineno, kind, value in env.lexer.tokeniter(self.source, None):
+        normal, original = _normalised(self.source)
+        cursor = 0  # in ``normal``
+        for _lineno, kind, value in self.lexed:
             if not value:
                 continue
-            if "\n" in value:
-                pattern = "(?:\r\n|\r|\n)".join(re.escape(part) for part in value.split("\n"))
-                found = re.compile(pattern).search(self.source, cursor)
-                start, end = (found.start(), found.end()) if found else (-1, -1)
-            else:
-                start = self.source.find(value, cursor)
-                end = start + len(value)
-            if start < 0 or self.source[cursor:start].strip():
+            start = normal.find(value, cursor)
+            if start < 0 or normal[cursor:start].strip():
                 raise LoadError(f"could not locate Jinja token {value!r}")
             if start > cursor:
-                yield "stripped", "", cursor, start
-            cursor = end
-            yield kind, value, start, cursor
-        if cursor < len(self.source):
-            if self.source[cursor:].strip():  # pragma: no cover - the lexer reads everything
+                yield "stripped", "", original(cursor), original(start)
+            cursor = start + len(value)
+            yield kind, value, original(start), original(cursor)
+        if cursor < len(normal):
+            if normal[cursor:].strip():  # pragma: no cover - the lexer reads everything
                 raise LoadError("could not read the whole Jinja template")
-            yield "stripped", "", cursor, len(self.source)
+            yield "stripped", "", original(cursor), len(self.source)
 
     def build(self) -> list[Segment]:
         tokens = list(self._located())
@@ -257,7 +291,7 @@ class _Builder:
         return self.root
 
     def _slot(self, span: Span, expr_source: str) -> None:
-        expr = describe(parse_expression(expr_source), expr_source)
+        expr = _described(expr_source)
         plain = bool(expr.path) and len(expr.path) == 1
         alias = self.aliases.get(expr.root) if plain else None
         options = tuple(self.alias_options.get(expr.root, ())) if plain else ()
@@ -276,7 +310,7 @@ class _Builder:
             if tag == "for":
                 self._describe_loop(block, rest)
             elif tag == "if" and rest:
-                block.expr = describe(parse_expression(rest), rest)
+                block.expr = _described(rest)
             self.body.append(block)
             self.stack.append((block, _BLOCK_TAGS.get(tag, "endset")))
         elif tag.startswith("end"):
@@ -287,11 +321,11 @@ class _Builder:
             if block.kind == "set" and block.target:
                 self.captures[block.target] = block
         elif tag in ("elif", "else"):
-            expr = describe(parse_expression(rest), rest) if tag == "elif" and rest else None
+            expr = _described(rest) if tag == "elif" and rest else None
             self.body.append(Tag(span, tag, expr=expr))
         elif tag == "set":
             target, _, value = rest.partition("=")
-            expr = describe(parse_expression(value), value)
+            expr = _described(value)
             name = target.strip()
             # A set of a known alias keeps following it to its source.
             if expr.path and len(expr.path) == 1 and expr.root in self.aliases and not expr.calls:

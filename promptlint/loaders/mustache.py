@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 
 from promptlint.core.findings import one_line
 from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
@@ -47,9 +48,11 @@ def load(path: str, source: str) -> Template:
     return Template(path=path, syntax="mustache", source=source, segments=_Parser(source).parse())
 
 
+@lru_cache(maxsize=4096)
 def describe(content: str) -> Expr:
     """A Mustache name (``user.name``) or a Handlebars helper call (``formatDate now "HH:mm"``).
-    Hash options (``join=", "``) configure a helper; they are not its data."""
+    Hash options (``join=", "``) configure a helper; they are not its data. Read once per
+    content (an immutable Expr): a prompt repeats the same names, drafts read them again."""
     content = _HASH_OPTION.sub(" ", content)
     try:
         words = shlex.split(content, posix=True)

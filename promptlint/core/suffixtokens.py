@@ -1,0 +1,127 @@
+"""Token counts of the suffixes of one text, from one encoding of it.
+
+The rules ask, for every volatile unit, how many stable tokens follow it: the count of
+``text[offset:]`` encoded on its own (:func:`promptlint.core.tokens.count`). Encoding each
+suffix again makes a file with n units cost n encodings of the file. Here the text is
+encoded once, and each suffix's count is read from it, exactly.
+
+Why it is exact: tiktoken splits text into pieces with its encoding's regex (no
+look-behind, so a scan that starts at a position depends only on the text from there on)
+and byte-pair encodes each piece alone. The scan of ``text[offset:]`` therefore meets the
+scan of the whole text at the first piece start they share, and from there on yields the
+same pieces, whose tokens are the whole text's tokens from that position. Before it, the
+few pieces of the suffix's own scan are encoded one by one, as tiktoken would.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from functools import cache
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any
+
+from promptlint.core import tokens
+
+if TYPE_CHECKING:
+    import tiktoken
+
+# Characters between two known byte offsets of a non-ASCII text (see ``_byte_offset``).
+_CHECKPOINT = 4096
+
+
+@cache
+def _pattern(source: str) -> Any:
+    """tiktoken's split pattern, compiled with ``regex`` (the module tiktoken itself
+    depends on, and whose syntax its patterns are written in)."""
+    import regex  # type: ignore[import-untyped]  # no stubs; tiktoken depends on it
+
+    return regex.compile(source)
+
+
+# Suffixes counted by encoding them, before the table is built: most files ask a few times,
+# and one encoding of a suffix costs less than the table.
+_DIRECT_QUERIES = 4
+
+
+@cache
+def _token_lengths(encoding: str) -> array[int]:
+    """The byte length of every ordinary token of an encoding, by token id."""
+    ranks: dict[bytes, int] = tokens.get_encoding(encoding)._mergeable_ranks
+    lengths = array("q", bytes(8 * (max(ranks.values()) + 1)))
+    for token, rank in ranks.items():
+        lengths[rank] = len(token)
+    return lengths
+
+
+class SuffixTokens:
+    """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
+
+    def __init__(self, text: str, encoding: str) -> None:
+        self.text = text
+        self.encoding = encoding
+        self._asked = 0
+        self._built = False
+
+    def _build(self) -> None:
+        self._built = True
+        text, encoding = self.text, self.encoding
+        self._encoding: tiktoken.Encoding = tokens.get_encoding(encoding)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates: tiktoken replaces them before encoding, so byte offsets
+            # would not line up; such a text is counted suffix by suffix.
+            self._exact = False
+            return
+        self._exact = True
+        ids = tokens.encode(text, encoding)
+        self.total = len(ids)
+        # Byte offset where each token starts, and where each piece of the scan starts.
+        self._token_starts = array("q", accumulate(map(_token_lengths(encoding).__getitem__, ids), initial=0))
+        self._token_starts.pop()
+        self._regex = _pattern(self._encoding._pat_str)
+        self._piece_starts = array("q", (m.start() for m in self._regex.finditer(text)))
+        # Byte offsets of every _CHECKPOINT-th character (non-ASCII text only).
+        self._checkpoints: list[int] | None = None
+        if len(data) != len(text):
+            self._checkpoints = list(accumulate(
+                (len(text[i : i + _CHECKPOINT].encode("utf-8")) for i in range(0, len(text), _CHECKPOINT)),
+                initial=0,
+            ))
+
+    def after(self, offset: int) -> int:
+        """Tokens of ``text[offset:]`` encoded on its own."""
+        if offset >= len(self.text):
+            return 0
+        offset = max(0, offset)
+        self._asked += 1
+        if self._asked <= _DIRECT_QUERIES:
+            return tokens.count(self.text[offset:], self.encoding)
+        if not self._built:
+            self._build()
+        if not self._exact:
+            return tokens.count(self.text[offset:], self.encoding)
+        if self._is_piece_start(offset):
+            return self._tokens_from(offset)
+        head = 0
+        for match in self._regex.finditer(self.text, offset):
+            start = match.start()
+            if self._is_piece_start(start):
+                return head + self._tokens_from(start)
+            head += len(self._encoding._encode_single_piece(match.group()))
+        return head
+
+    def _is_piece_start(self, offset: int) -> bool:
+        i = bisect_left(self._piece_starts, offset)
+        return i < len(self._piece_starts) and self._piece_starts[i] == offset
+
+    def _tokens_from(self, offset: int) -> int:
+        """Tokens of the whole text's encoding from a piece start on."""
+        return self.total - bisect_left(self._token_starts, self._byte_offset(offset))
+
+    def _byte_offset(self, offset: int) -> int:
+        if self._checkpoints is None:
+            return offset
+        base = offset - offset % _CHECKPOINT
+        return self._checkpoints[base // _CHECKPOINT] + len(self.text[base:offset].encode("utf-8"))

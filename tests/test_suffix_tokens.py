@@ -1,0 +1,50 @@
+"""Stable tokens after a unit, read from one encoding of the text, are exactly the count of
+the suffix encoded on its own (what every figure reported before was)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from promptlint.core import suffixtokens, tokens
+from promptlint.core.suffixtokens import SuffixTokens
+
+TEXTS = [
+    "You are Atlas.\n\nToday is 2026-11-30 14:03:27.\n\n## Rules\n\n- Keep answers short.\n",
+    "héllo wörld  \n\n  🎉 emoji  ,.;\r\n\r\n  x   ",
+    "   a  b\t\tc\n \n d 123456789 numbers's they're",
+    "日本語のテキスト、句読点。  and  mixed ASCII; <|endoftext|> is text here",
+    "a\ud800b c",  # a lone surrogate: counted suffix by suffix
+    "",
+]
+
+
+@pytest.fixture(autouse=True)
+def _table_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first few queries are answered by encoding the suffix: test the table itself.
+    monkeypatch.setattr(suffixtokens, "_DIRECT_QUERIES", 0)
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@pytest.mark.parametrize("text", TEXTS)
+def test_every_suffix_counts_as_encoded_alone(text: str, encoding: str) -> None:
+    counter = SuffixTokens(text, encoding)
+    assert [counter.after(i) for i in range(len(text) + 2)] == [
+        tokens.count(text[i:], encoding) for i in range(len(text) + 2)
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab Z9 \n\r\t.,'-_{}é🎉日")), max_size=80), st.data())
+def test_random_text_and_offsets(text: str, data: st.DataObject) -> None:
+    counter = SuffixTokens(text, "o200k_base")
+    for offset in data.draw(st.lists(st.integers(0, len(text)), max_size=8)):
+        assert counter.after(offset) == tokens.count(text[offset:], "o200k_base")
+
+
+def test_first_queries_are_the_direct_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(suffixtokens, "_DIRECT_QUERIES", 2)
+    text = TEXTS[0] * 50
+    counter = SuffixTokens(text, "o200k_base")
+    assert [counter.after(i) for i in (0, 7, 100, 101, 2000)] == [tokens.count(text[i:]) for i in (0, 7, 100, 101, 2000)]
