@@ -58,8 +58,9 @@ def test_bad_input(case: corpus.Case) -> None:
         pytest.skip(_UNPRIVILEGED)
     base = corpus.workspace(case)
     try:
-        result = corpus.run(case, base)
-        assert not result.timed_out, f"hung: no exit within {corpus.HANG_GUARD_S} s (hang guard)"
+        guard = max(case.hang_guard_s or 0, corpus.HANG_GUARD_S)
+        result = corpus.run(case, base, timeout=guard)
+        assert not result.timed_out, f"hung: no exit within {guard} s (hang guard)"
         where = f"\n--- stdout\n{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-3000:]}"
         assert "Traceback" not in result.output, where
         assert "internal error" not in result.output, where

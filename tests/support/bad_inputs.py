@@ -64,6 +64,8 @@ class Case:
     unprivileged: bool = False
     #: A known gap another branch closes: the test is expected to fail, with this reason.
     xfail: str | None = None
+    #: A longer hang guard (seconds) for an input known to be slow but bounded, with its reason in `note`.
+    hang_guard_s: float | None = None
     note: str = ""
 
 
@@ -77,6 +79,7 @@ def load() -> list[Case]:
             files=dict(raw.get("files", {})), fragments=tuple(raw.get("fragments", ())),
             forbid=tuple(raw.get("forbid", ())), absent=tuple(raw.get("absent", ())),
             unprivileged=bool(raw.get("unprivileged", False)), xfail=raw.get("xfail"), note=raw.get("note", ""),
+            hang_guard_s=raw.get("hang_guard_s"),
         )
         if OUTCOMES.get(case.outcome) != case.exit:
             raise ValueError(f"{case.name}: outcome {case.outcome!r} does not match exit {case.exit}")
