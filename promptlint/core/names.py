@@ -137,12 +137,18 @@ _NEUTRAL = frozenset({"current", "the", "a", "an", "id", "name", "value", "str",
                       "of", "for", "is", "has", "last", "latest", "all", "get", "my", "new", "full"})
 
 
+# The phrases by their first word, in table order (the first that matches wins).
+_PHRASES_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _phrase, _joined in _PHRASES:
+    _PHRASES_BY_FIRST.setdefault(_phrase[0], []).append((_phrase, _joined))
+
+
 def _compound(ws: list[str]) -> list[str]:
     """Join known phrases into single words, keeping order."""
     out: list[str] = []
     i = 0
     while i < len(ws):
-        for phrase, joined in _PHRASES:
+        for phrase, joined in _PHRASES_BY_FIRST.get(ws[i], ()):
             if tuple(ws[i : i + len(phrase)]) == phrase:
                 out.append(joined)
                 i += len(phrase)
@@ -168,6 +174,7 @@ def _is_pinned(path: tuple[str, ...]) -> bool:
     )
 
 
+@lru_cache(maxsize=8192)
 def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     """(kind, frequency, the word it rests on) from a variable path, leaf first."""
     parts = [list(_compound_of(p)) for p in path]
@@ -184,8 +191,8 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
             (_lookup(w) or ("",))[0] in ("memory", "environment", "identity", "retrieval") for w in flat[1:]):
         return ("retrieval", "per-request", "_".join(flat))
     # `vcs.status`, `repo.diff`: a phrase across the parts of a path.
-    across = set(_compound(flat)) & {"gitstatus", "gitdiff"}
-    if across and len(parts) > 1:
+    across = (set(_compound(flat)) & {"gitstatus", "gitdiff"}) if len(parts) > 1 else set()
+    if across:
         return ("environment", "per-request", across.pop())
     # `scratchpad_id`, `trace.uuid`: an id of something per-request or per-session,
     # unless it identifies a user (`user_id` is identity).
