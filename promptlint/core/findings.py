@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -15,6 +16,25 @@ def one_line(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def kind_of_value(value: Any, *, mapping: str, sequence: str) -> str:
+    """What a parsed value is, as a message about a wrongly typed field says it ("a number",
+    "a boolean"); ``mapping``/``sequence`` name containers in the file's own terms (TOML's
+    "a table"/"a list", JSON's "an object"/"an array")."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return mapping
+    if isinstance(value, list):
+        return sequence
+    return type(value).__name__
 
 
 def severity_rank(severity: str) -> int:

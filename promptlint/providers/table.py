@@ -134,17 +134,9 @@ def apply_overrides(table: Mapping[str, Any], overrides: Mapping[str, Any]) -> d
 def _kind(value: Any) -> str:
     """A TOML value's kind, as a type check of an override compares them (an integer may
     stand where the table has a float)."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "a table"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__
+    from promptlint.core.findings import kind_of_value
+
+    return kind_of_value(value, mapping="a table", sequence="a list")
 
 
 def _kinds_of_facts() -> dict[str, set[str]]:

@@ -11,23 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from promptlint.core.findings import kind_of_value
 from promptlint.requestbody.jsonspans import JsonPath, RequestError, format_path
 
 
 def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__
+    return kind_of_value(value, mapping="an object", sequence="an array")
 
 
 def _refuse(path: JsonPath, wanted: str, value: Any) -> RequestError:
