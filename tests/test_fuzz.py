@@ -34,6 +34,9 @@ _FRAGMENTS = [
     "é", "\u2028", "\ud7ff", "\U0001f600",
     '"messages"', '"role"', '"content"', '"tools"', '"system"', '"model"', "true", "null", "5",
     "def f():", "prompt = ", "SYSTEM_PROMPT = f'", "`", "const system = `", "```",
+    # Go templates and `{NAME}` tokens
+    "{{.", "{{- ", " -}}", ".Time", "$x := ", "range ", "with ", "end", "else", "/*", "*/", "define \"a\"",
+    "block \"b\"", "template \"a\"", ".Format \"15:04\"", "{CURRENT_TIME}", "{search_results}",
 ]
 template_text = st.lists(st.sampled_from(_FRAGMENTS) | st.text(max_size=4), max_size=40).map("".join)
 
