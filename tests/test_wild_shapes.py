@@ -217,6 +217,9 @@ def test_a_labelled_trace_id_and_a_patient_are_rendered_values(tmp_path: Path) -
         ("system_prompt", None), ("app_version", None), ("trip.home_airport", None), ("home_dir", "environment"),
         ("CHANGED_FILES", "environment"), ("active_users", "identity"), ("PR_AUTHOR", "identity"),
         ("people_channel", None), ("cart", "retrieval"),
+        ("customer_email", "identity"), ("support_email", None), ("clinic_phone", None), ("preferred_language", "identity"),
+        ("weather_forecast", "retrieval"), ("tracking_number", "retrieval"), ("stack_trace", "environment"),
+        ("selected_text", "environment"), ("todo_list", "memory"), ("browser", "environment"),
     ],
 )
 def test_words_of_names(name: str, kind: str | None) -> None:

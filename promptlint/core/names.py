@@ -36,7 +36,10 @@ _register("identity", "per-session", "user username userid customer owner caller
           "firstname lastname fullname displayname recipient sender operator patient student client "
           "guest useremail signedin author requester assignee reporter attendees participants members "
           "activeusers onlineusers users traveller traveler applicant learner candidate employee newhire buyer "
-          "passenger visitor subscriber policyholder claimant borrower nationality postcode zipcode")
+          "passenger visitor subscriber policyholder claimant borrower nationality postcode zipcode "
+          # a person's own details and profile
+          "email phone address preferredlanguage age gender avatar handle subscription tier loyaltypoints "
+          "creditscore household family kids pets interests hobbies allergies medications diagnosis symptoms")
 _register("session-id", "per-request", "request requestid trace traceid span nonce uuid guid seed random rand "
           "step turn counter iteration attempt correlation idempotency messageid")
 _register("session-id", "per-session", "session sessionid conversationid chatid threadid runid")
@@ -46,8 +49,13 @@ _register("environment", "per-session", "cwd pwd workdir workspace workpath proj
           # folder trees and listings: stable within a session, different per project
           "filetree dirlisting directorylisting directorystructure "
           # where the run happens: the project folder, the OS release, the runtime
+          "device browser screen resolution gpu cpu ipaddress useragent "
           "host vcs projectdir workingdir repodir rootfolder osrelease osversion kernelversion runtime")
-_register("environment", "per-request", "logtail logs changedfiles gitstatus gitdiff gitlog lastcommits recentcommits commits recentfiles "
+_register("environment", "per-request", "battery uptime processes containers pods diskusage memoryusage "
+          "errors traceback stacktrace exception loglines buildstatus cistatus testresults gitcommit lastcommit "
+          "commitmessage stagedfiles untrackedfiles openeditors activetab focusedfile selection selectedtext "
+          "highlighted cursor "
+          "logtail logs changedfiles gitstatus gitdiff gitlog lastcommits recentcommits commits recentfiles "
           "openfiles opentabs "
           "activefile currentfile clipboard cursorposition visiblefiles")
 _register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
@@ -58,8 +66,13 @@ _register("retrieval", "per-request", "context contexts documents docs doc chunk
           "orders tickets bookings appointments reservations transactions invoices payments incidents alerts "
           "notifications emails inbox unread events news headlines posts feed positions holdings balances "
           "cart basket wishlist snapshot rows excerpt excerpts readings telemetry listings clauses notices "
-          "papers")
-_register("memory", "per-request", "memory memories mem notes journal diary facts recall summary summaries "
+          "papers "
+          # looked up for this request: a calendar, the weather, a ticket, market data, a file's text
+          "calendar schedule agenda meetings appointment weather forecast temperature issuetitle issuebody "
+          "prnumber trackingnumber casenumber policynumber invoicenumber ordernumber claimnumber stockprice "
+          "exchangerate marketdata trending sentiment filecontents codesnippet documenttext sectiontext")
+_register("memory", "per-request", "todos todolist reminders streak xp progress completedlessons currentlesson "
+          "memory memories mem notes journal diary facts recall summary summaries "
           "history chathistory conversation transcript scratchpad heartbeat activity recentactivity "
           "recap learnings reflections dailynotes")
 _register("tool-order", "per-session", "tools tool toollist availabletools toolsummary tooldescriptions functions "
@@ -103,7 +116,21 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("root", "folder"), "rootfolder"), (("is", "repo"), "isgitrepo"), (("is", "git"), "isgitrepo"),
     (("os", "release"), "osrelease"), (("os", "version"), "osversion"), (("os", "name"), "os"),
     (("kernel", "version"), "kernelversion"), (("git", "log"), "gitlog"), (("last", "commits"), "lastcommits"),
-    (("recent", "commits"), "recentcommits"), (("new", "hire"), "newhire"), (("log", "tail"), "logtail"),
+    (("recent", "commits"), "recentcommits"), (("preferred", "language"), "preferredlanguage"),
+    (("loyalty", "points"), "loyaltypoints"), (("credit", "score"), "creditscore"), (("issue", "title"), "issuetitle"),
+    (("issue", "body"), "issuebody"), (("pr", "number"), "prnumber"), (("tracking", "number"), "trackingnumber"),
+    (("case", "number"), "casenumber"), (("policy", "number"), "policynumber"), (("invoice", "number"), "invoicenumber"),
+    (("order", "number"), "ordernumber"), (("claim", "number"), "claimnumber"), (("stock", "price"), "stockprice"),
+    (("exchange", "rate"), "exchangerate"), (("market", "data"), "marketdata"), (("file", "contents"), "filecontents"),
+    (("file", "content"), "filecontents"), (("code", "snippet"), "codesnippet"), (("document", "text"), "documenttext"),
+    (("section", "text"), "sectiontext"), (("ip", "address"), "ipaddress"), (("user", "agent"), "useragent"),
+    (("disk", "usage"), "diskusage"), (("memory", "usage"), "memoryusage"), (("stack", "trace"), "stacktrace"),
+    (("log", "lines"), "loglines"), (("build", "status"), "buildstatus"), (("ci", "status"), "cistatus"),
+    (("test", "results"), "testresults"), (("git", "commit"), "gitcommit"), (("last", "commit"), "lastcommit"),
+    (("commit", "message"), "commitmessage"), (("staged", "files"), "stagedfiles"),
+    (("untracked", "files"), "untrackedfiles"), (("open", "editors"), "openeditors"), (("active", "tab"), "activetab"),
+    (("focused", "file"), "focusedfile"), (("selected", "text"), "selectedtext"), (("todo", "list"), "todolist"),
+    (("completed", "lessons"), "completedlessons"), (("current", "lesson"), "currentlesson"), (("new", "hire"), "newhire"), (("log", "tail"), "logtail"),
     (("move", "number"), "counter"), (("turn", "number"), "counter"), (("message", "count"), "counter"),
     (("execution", "mode"), "sandbox"), (("run", "mode"), "sandbox"), (("home", "dir"), "homedir"), (("home", "directory"), "homedir"),
     (("home", "path"), "homedir"), (("home", "folder"), "homedir"), (("changed", "files"), "changedfiles"),
@@ -226,12 +253,16 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     return weak
 
 
-# Name words that say who a person is, unless a thing is named (`repo.full_name`).
-_PERSON_NAMES = frozenset({"fullname", "displayname", "nickname", "firstname", "lastname", "username"})
+# Name words that say who a person is, unless a thing is named (`repo.full_name`,
+# `support_email`, `clinic_phone`: the organisation's own address is configuration).
+_PERSON_NAMES = frozenset({"fullname", "displayname", "nickname", "firstname", "lastname", "username", "email",
+                           "phone", "address"})
 _THINGS = frozenset({"repo", "repository", "project", "org", "organization", "team", "workspace", "channel",
                      "server", "guild", "file", "document", "doc", "product", "company", "app", "branch", "model",
                      "tool", "dataset", "database", "table", "service", "package", "library", "course", "group",
-                     "store", "shop", "business", "site", "brand", "device", "agent", "bot", "assistant"})
+                     "store", "shop", "business", "site", "brand", "device", "agent", "bot", "assistant", "support",
+                     "contact", "hr", "clinic", "help", "helpdesk", "sales", "office", "billing", "admin", "noreply",
+                     "team", "department", "school", "hotel", "restaurant", "hospital", "bank", "firm"})
 
 
 # Words that name a kind of content so general that a more specific word in the same name
