@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from types import ModuleType
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -302,7 +303,7 @@ def check_paths(
         shown = ", ".join(no_prompt[:3]) + (f" and {len(no_prompt) - 3} more" if len(no_prompt) > 3 else "")
         report.notes.append(f"{shown}: no prompt built in {'this code file' if len(no_prompt) == 1 else 'these code files'}"
                             " (skipped; `[tool.promptlint.code] prompt-names` names more)")
-    _check_project(project, report)
+    _check_project(project, report, cache)
     for model in sorted({checked.config.target_model for checked in project.files}):
         note = tokens.unknown_model_note(model)
         if note is not None:
@@ -429,7 +430,19 @@ def _drop_blocks_children_fill(project: Project, report: Report) -> None:
         result.findings = [f for f in result.findings if (f.line, f.column) not in places]
 
 
-def _check_project(project: Project, report: Report) -> None:
+def _project_rules(cache: ResultCache | None) -> list[ModuleType]:
+    """The rules with a ``check_project``; from the result cache's record when it has one,
+    so that a warm run does not import every rule module."""
+    import importlib
+
+    def find() -> list[str]:
+        return [rule.__name__ for rule in rules() if hasattr(rule, "check_project")]
+
+    names = cache.project_rules(find) if cache is not None else find()
+    return [importlib.import_module(name) for name in names]
+
+
+def _check_project(project: Project, report: Report, cache: ResultCache | None = None) -> None:
     """Rules that read several files: findings land in the file they point at. An include
     that cannot be followed is said, since its content goes unchecked."""
     by_path = {r.path: r for r in report.files}
@@ -443,7 +456,7 @@ def _check_project(project: Project, report: Report) -> None:
                     where = includer.template.position(tag.span.start)
                     report.warnings.append(f"{includer.path}:{where.line}:{where.column}: {tag.tag} {problem}")
     _drop_blocks_children_fill(project, report)
-    for rule in rules():
+    for rule in _project_rules(cache):
         # --select/--ignore apply to the run: a rule no checked file enables reports nothing,
         # also on files that were not checked themselves (a workspace config).
         if not hasattr(rule, "check_project") or not any(

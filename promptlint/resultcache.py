@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import fields
 from functools import cache
 from pathlib import Path
@@ -128,6 +129,34 @@ class ResultCache:
         self._writes += 1
         if self._writes % _PRUNE_EVERY == 1:
             self.prune()
+
+    def project_rules(self, find: Callable[[], list[str]]) -> list[str]:
+        """The modules of the rules that read several files (``check_project``), remembered
+        for this code fingerprint in one file beside the results: a warm run imports those,
+        not every rule and what they need."""
+        record = self.folder / "project-rules.json"
+        fingerprint = _code_fingerprint()
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None
+        names = data.get("modules") if isinstance(data, dict) and data.get("fingerprint") == fingerprint else None
+        if isinstance(names, list) and all(isinstance(name, str) for name in names):
+            return names
+        names = find()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump({"fingerprint": fingerprint, "modules": names}, handle)
+                os.replace(temporary, record)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+        except OSError:
+            pass  # a read-only cache folder only costs speed
+        return names
 
     def prune(self, keep: int = MAX_ENTRIES) -> None:
         """Remove the least recently used entries beyond ``keep``."""

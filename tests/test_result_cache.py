@@ -99,3 +99,35 @@ def test_parallel_jobs_report_exactly_what_one_job_does(run_cli):
 def test_jobs_must_be_positive(run_cli, write):
     path = write("a.md", "static\n")
     assert run_cli("check", "-j", "0", str(path)).exit_code == 2
+
+
+def test_the_project_rules_are_remembered_and_a_bad_record_is_found_again(tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    calls: list[int] = []
+
+    def find() -> list[str]:
+        calls.append(1)
+        return ["promptlint.rules.assembly_order"]
+
+    assert cache.project_rules(find) == ["promptlint.rules.assembly_order"]
+    assert cache.project_rules(find) == ["promptlint.rules.assembly_order"] and len(calls) == 1
+    record = tmp_path / "cache" / "project-rules.json"  # a record of the wrong shape is not trusted
+    record.write_text(json.dumps({**json.loads(record.read_text()), "modules": 3}))
+    assert cache.project_rules(find) == ["promptlint.rules.assembly_order"] and len(calls) == 2
+
+
+def test_a_warm_run_imports_only_the_rules_that_read_several_files(write, long_rules, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    write("a.j2", "Now: {{ now() }}\n" + long_rules)
+    env = {**os.environ, "PROMPTLINT_CACHE_DIR": str(tmp_path / "cache")}
+    probe = ("import sys, runpy; sys.argv = ['promptlint', 'check', 'a.j2']\n"
+             "try:\n    runpy.run_module('promptlint', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith('promptlint.rules.')), file=sys.stderr)")
+    runs = [subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           check=False) for _ in range(2)]
+    cold, warm = (run.stderr.strip().splitlines()[-1] for run in runs)
+    assert "volatile_before_stable" in cold  # the cold run analyses the file with every rule
+    assert "volatile_before_stable" not in warm and "assembly_order" in warm
+    assert runs[0].stdout == runs[1].stdout
