@@ -161,8 +161,8 @@ _OTHER_FAMILIES = ("claude", "gemini", "gemma", "deepseek", "grok", "llama", "qw
 def unknown_model_note(model: str) -> str | None:
     """A one-line note when ``model`` is neither in tiktoken's model map nor a known other
     family: which tokenizer was assumed instead. None when the model is known."""
-    if is_exact_for(model) or model.lower().startswith(_OTHER_FAMILIES):
-        return None
+    if model == DEFAULT_MODEL or model.lower().startswith(_OTHER_FAMILIES) or is_exact_for(model):
+        return None  # the default needs no look-up (a warm check never imports tiktoken)
     return (f"model `{model}` is not in tiktoken's model map: tokens are counted with o200k_base "
             f"(the {DEFAULT_MODEL} tokenizer), an estimate; check the name")
 
