@@ -43,16 +43,12 @@ def default_folder() -> Path:
 
 @cache
 def _code_fingerprint() -> str:
-    """promptlint's version and the size and mtime of every module of it and of its
-    rules: a changed rule, an editable install being edited, or an upgrade all miss."""
-    from importlib.metadata import PackageNotFoundError, version
-
+    """promptlint's version, the size and mtime of every module of it and of its rules, and
+    the installed distributions' entry points: a changed rule, an editable install being
+    edited, an upgrade or a rule plugin installed all miss."""
     import promptlint
 
-    try:
-        parts = [version("promptlint-cache")]
-    except PackageNotFoundError:  # pragma: no cover - run from a bare source tree
-        parts = ["source"]
+    parts = [promptlint.__version__]
     roots = [Path(promptlint.__file__).parent]
     try:
         import promptlint.rules as rules_package  # type: ignore[import-not-found]
@@ -64,10 +60,30 @@ def _code_fingerprint() -> str:
         for path in sorted(root.rglob("*.py")):
             info = path.stat()
             parts.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
-    from importlib.metadata import entry_points
-
-    parts += sorted(f"{e.name}={e.value}" for e in entry_points(group="promptlint.rules"))
+    parts += _installed_entry_points()
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _installed_entry_points() -> list[str]:
+    """The size and mtime of every installed distribution's ``entry_points.txt``: a rule
+    plugin installed, upgraded or removed changes one of them. Read with a folder scan, not
+    ``importlib.metadata`` (its import alone is a tenth of a warm run)."""
+    import sys
+
+    found = []
+    for folder in sys.path:
+        try:
+            with os.scandir(folder or ".") as entries:
+                names = [e.name for e in entries if e.name.endswith((".dist-info", ".egg-info"))]
+        except OSError:
+            continue
+        for name in sorted(names):
+            try:
+                info = os.stat(os.path.join(folder, name, "entry_points.txt"))
+            except OSError:
+                continue
+            found.append(f"{folder}/{name}:{info.st_size}:{info.st_mtime_ns}")
+    return found
 
 
 def _config_fingerprint(config: Config) -> str:

@@ -131,3 +131,17 @@ def test_a_warm_run_imports_only_the_rules_that_read_several_files(write, long_r
     assert "volatile_before_stable" in cold  # the cold run analyses the file with every rule
     assert "volatile_before_stable" not in warm and "assembly_order" in warm
     assert runs[0].stdout == runs[1].stdout
+
+
+def test_a_rule_plugin_installed_changes_the_code_fingerprint(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    from promptlint import resultcache
+
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    before = resultcache._installed_entry_points()
+    plugin = tmp_path / "acme_rules-1.0.dist-info"
+    plugin.mkdir()
+    (plugin / "entry_points.txt").write_text("[promptlint.rules]\nacme = acme_rules.rule\n")
+    after = resultcache._installed_entry_points()
+    assert len(after) == len(before) + 1 and any("acme_rules-1.0.dist-info" in line for line in after)
