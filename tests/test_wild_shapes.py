@@ -148,6 +148,11 @@ def test_a_page_that_documents_placeholders_is_static(page: str) -> None:
     assert check_text(page + RULES, path="vars.md").findings == []
 
 
+def test_prose_that_names_placeholders_is_about_templates() -> None:
+    page = "Prompt files may use the placeholders `{{USER_NAME}}` and `{{CURRENT_DATE}}`; the loader replaces them.\n"
+    assert infer_syntax("notes.md", page + RULES).syntax == "markdown"
+
+
 def test_placeholders_in_code_spans_in_a_prompt_are_still_slots() -> None:
     text = "Working directory: `{{WORKING_DIRECTORY}}`\nNow: `{{CURRENT_DATETIME}}`\n" + RULES
     assert infer_syntax("AGENT.md", text).syntax == "mustache"
@@ -220,6 +225,8 @@ def test_a_labelled_trace_id_and_a_patient_are_rendered_values(tmp_path: Path) -
         ("customer_email", "identity"), ("support_email", None), ("clinic_phone", None), ("preferred_language", "identity"),
         ("weather_forecast", "retrieval"), ("tracking_number", "retrieval"), ("stack_trace", "environment"),
         ("selected_text", "environment"), ("todo_list", "memory"), ("browser", "environment"),
+        ("live_jobs", "retrieval"), ("WorkDir", "environment"), ("openSlots", "retrieval"), ("player_name", "identity"),
+        ("cellarInventory", "retrieval"), ("live_memories", "memory"),
     ],
 )
 def test_words_of_names(name: str, kind: str | None) -> None:

@@ -39,7 +39,8 @@ _register("identity", "per-session", "user username userid customer owner caller
           "passenger visitor subscriber policyholder claimant borrower nationality postcode zipcode "
           # a person's own details and profile
           "email phone address preferredlanguage age gender avatar handle subscription tier loyaltypoints "
-          "creditscore household family kids pets interests hobbies allergies medications diagnosis symptoms")
+          "creditscore household family kids pets interests hobbies allergies medications diagnosis symptoms "
+          "player pilot filer patroller")
 _register("session-id", "per-request", "request requestid trace traceid span nonce uuid guid seed random rand "
           "step turn counter iteration attempt correlation idempotency messageid")
 _register("session-id", "per-session", "session sessionid conversationid chatid threadid runid")
@@ -49,7 +50,7 @@ _register("environment", "per-session", "cwd pwd workdir workspace workpath proj
           # folder trees and listings: stable within a session, different per project
           "filetree dirlisting directorylisting directorystructure "
           # where the run happens: the project folder, the OS release, the runtime
-          "device browser screen resolution gpu cpu ipaddress useragent "
+          "device browser screen resolution gpu cpu ipaddress useragent region "
           "host vcs projectdir workingdir repodir rootfolder osrelease osversion kernelversion runtime")
 _register("environment", "per-request", "battery uptime processes containers pods diskusage memoryusage "
           "errors traceback stacktrace exception loglines buildstatus cistatus testresults gitcommit lastcommit "
@@ -70,7 +71,9 @@ _register("retrieval", "per-request", "context contexts documents docs doc chunk
           # looked up for this request: a calendar, the weather, a ticket, market data, a file's text
           "calendar schedule agenda meetings appointment weather forecast temperature issuetitle issuebody "
           "prnumber trackingnumber casenumber policynumber invoicenumber ordernumber claimnumber stockprice "
-          "exchangerate marketdata trending sentiment filecontents codesnippet documenttext sectiontext")
+          "exchangerate marketdata trending sentiment filecontents codesnippet documenttext sectiontext "
+          # live state read for the request
+          "queue inventory occupancy bulletin observations sensors traffic availability openslots gpsfix")
 _register("memory", "per-request", "todos todolist reminders streak xp progress completedlessons currentlesson "
           "memory memories mem notes journal diary facts recall summary summaries "
           "history chathistory conversation transcript scratchpad heartbeat activity recentactivity "
@@ -116,7 +119,8 @@ _PHRASES: list[tuple[tuple[str, ...], str]] = [
     (("root", "folder"), "rootfolder"), (("is", "repo"), "isgitrepo"), (("is", "git"), "isgitrepo"),
     (("os", "release"), "osrelease"), (("os", "version"), "osversion"), (("os", "name"), "os"),
     (("kernel", "version"), "kernelversion"), (("git", "log"), "gitlog"), (("last", "commits"), "lastcommits"),
-    (("recent", "commits"), "recentcommits"), (("preferred", "language"), "preferredlanguage"),
+    (("recent", "commits"), "recentcommits"), (("work", "dir"), "workdir"), (("open", "slots"), "openslots"),
+    (("gps", "fix"), "gpsfix"), (("gps", "position"), "gpsfix"), (("preferred", "language"), "preferredlanguage"),
     (("loyalty", "points"), "loyaltypoints"), (("credit", "score"), "creditscore"), (("issue", "title"), "issuetitle"),
     (("issue", "body"), "issuebody"), (("pr", "number"), "prnumber"), (("tracking", "number"), "trackingnumber"),
     (("case", "number"), "casenumber"), (("policy", "number"), "policynumber"), (("invoice", "number"), "invoicenumber"),
@@ -212,9 +216,9 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         return None
     if _is_pinned(path):
         return ("timestamp", "per-session", "_".join(flat))
-    # `recentOrders`, `recent_attempts`: records fetched for this request, unless a word
+    # `recentOrders`, `recent_attempts`, `live_jobs`: fetched for this request, unless a word
     # says which kind (`recent_memories`).
-    if len(flat) > 1 and flat[0] == "recent" and not any(
+    if len(flat) > 1 and flat[0] in ("recent", "live") and not any(
             (_lookup(w) or ("",))[0] in ("memory", "environment", "identity", "retrieval") for w in flat[1:]):
         return ("retrieval", "per-request", "_".join(flat))
     # `vcs.status`, `repo.diff`: a phrase across the parts of a path.

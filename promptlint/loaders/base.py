@@ -243,10 +243,15 @@ _DEFINED = re.compile(r"^[ \t]*(?:\|[ \t]*|[-*+][ \t]+)`[^`\n]*(?:\{\{\{?|\$\{|\
                       r"[ \t]*(?:\||:|—|–|-[ \t]|is\b|becomes\b)", re.MULTILINE)
 
 
+# "the placeholders `{{USER_NAME}}` and `{{CURRENT_DATE}}`": prose that names them.
+_NAMED = re.compile(r"(?i)\b(?:placeholders?|variables?|template\s+tokens?)\s+(?:such\s+as\s+|like\s+|named\s+)?"
+                    r"`[^`\n]*(?:\{\{\{?|\$\{|\{)[ \t]*[A-Z][A-Z0-9_]*[ \t]*\}")
+
+
 def _documents_placeholders(body: str) -> bool:
     """Whether every upper-case placeholder sits in a code span and some are defined in a
-    table row or list item: a reference page for prompt authors."""
-    if not _DEFINED.search(body):
+    table row or list item, or named as placeholders in prose: a page about templates."""
+    if not (_DEFINED.search(body) or _NAMED.search(body)):
         return False
     outside = _CODE_SPAN.sub(lambda m: " " * len(m.group()), body)
     return not _UPPER_PLACEHOLDER.search(outside)
