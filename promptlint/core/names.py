@@ -50,8 +50,9 @@ _register("environment", "per-session", "cwd pwd workdir workspace workpath proj
           # folder trees and listings: stable within a session, different per project
           "filetree dirlisting directorylisting directorystructure "
           # where the run happens: the project folder, the OS release, the runtime
-          "device browser screen resolution gpu cpu ipaddress useragent region "
-          "host vcs projectdir workingdir repodir rootfolder osrelease osversion kernelversion runtime")
+          "host vcs projectdir workingdir repodir rootfolder osrelease osversion kernelversion runtime "
+          # the user's device and the machine's hardware, stable for a session
+          "device browser screen resolution gpu cpu ipaddress useragent region")
 _register("environment", "per-request", "battery uptime processes containers pods diskusage memoryusage "
           "errors traceback stacktrace exception loglines buildstatus cistatus testresults gitcommit lastcommit "
           "commitmessage stagedfiles untrackedfiles openeditors activetab focusedfile selection selectedtext "
