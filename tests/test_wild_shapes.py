@@ -259,3 +259,23 @@ def test_a_sorted_list_of_steps_is_content_not_a_counter() -> None:
     text = '{% for step in onboarding_steps | sort(attribute="order") %}- {{ step.title }}\n{% endfor %}\n' + RULES
     assert check_text(text, path="a.j2").findings == []
     assert found(check_text("Step {{ step_number }} of the plan.\n" + RULES, path="a.j2"))[0][1] == "session-id"
+
+
+def test_the_name_vocabulary_file_is_consistent() -> None:
+    """`data/names.toml`: known kinds and frequencies, no word in two groups that disagree
+    (the later would win silently), and phrases of two words or more."""
+    import tomllib
+    from collections import defaultdict
+
+    from promptlint.core.kinds import FREQUENCIES, KINDS
+
+    data = tomllib.loads((Path(__file__).resolve().parents[1] / "promptlint" / "data" / "names.toml").read_text())
+    said: defaultdict[str, set[tuple[str, str]]] = defaultdict(set)
+    for group in data["words"]:
+        assert group["kind"] in KINDS and group["frequency"] in FREQUENCIES, group
+        for word in " ".join(group["words"]).split():
+            assert word == word.lower() and word.isalnum(), word
+            said[word].add((group["kind"], group["frequency"]))
+    assert {word: what for word, what in said.items() if len(what) > 1} == {}
+    for words, joined in data["phrases"].items():
+        assert len(words.split()) >= 2 and joined.isalnum(), (words, joined)

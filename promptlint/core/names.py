@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 
 # ---------------------------------------------------------------------------------------
 # Words of a name
@@ -16,140 +17,26 @@ def words(name: str) -> list[str]:
     return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", name) if w]
 
 
-# Precision ranks, finest first.
-
 # ---------------------------------------------------------------------------------------
 # Name tables: word → (kind, frequency)
 
-_NAME_WORDS: dict[str, tuple[str, str]] = {}
+
+def _vocabulary() -> tuple[dict[str, tuple[str, str]], list[tuple[tuple[str, ...], str]]]:
+    """Word → (kind, frequency), and the phrases read as one word, from ``data/names.toml``
+    (data, so that a word is added without Python)."""
+    import tomllib
+
+    data = tomllib.loads((Path(__file__).resolve().parent.parent / "data" / "names.toml").read_text(encoding="utf-8"))
+    found: dict[str, tuple[str, str]] = {}
+    for group in data["words"]:
+        for word in " ".join(group["words"]).split():
+            found[word] = (group["kind"], group["frequency"])
+    phrases = [(tuple(words.split()), joined) for words, joined in data["phrases"].items()]
+    return found, phrases
 
 
-def _register(kind: str, frequency: str, names: str) -> None:
-    for name in names.split():
-        _NAME_WORDS[name] = (kind, frequency)
+_NAME_WORDS, _PHRASES = _vocabulary()
 
-
-_register("timestamp", "per-request", "now time datetime timestamp clock ts utcnow currenttime currentdatetime")
-_register("timestamp", "per-day", "date today weekday dow yesterday tomorrow day")
-_register("identity", "per-session", "user username userid customer owner caller member person human profile "
-          "preferences prefs timezone tz locale location city room area account nickname "
-          "firstname lastname fullname displayname recipient sender operator patient student client "
-          "guest useremail signedin author requester assignee reporter attendees participants members "
-          "activeusers onlineusers users traveller traveler applicant learner candidate employee newhire buyer "
-          "passenger visitor subscriber policyholder claimant borrower nationality postcode zipcode "
-          # a person's own details and profile
-          "email phone address preferredlanguage age gender avatar handle subscription tier loyaltypoints "
-          "creditscore household family kids pets interests hobbies allergies medications diagnosis symptoms "
-          "player pilot filer patroller")
-_register("session-id", "per-request", "request requestid trace traceid span nonce uuid guid seed random rand "
-          "step turn counter iteration attempt correlation idempotency messageid")
-_register("session-id", "per-session", "session sessionid conversationid chatid threadid runid")
-_register("environment", "per-session", "cwd pwd workdir workspace workpath projectpath rootdir repopath os platform "
-          "shell hostname arch machine env environment editor ide terminal homedir isgitrepo gitrepo "
-          "branch gitbranch nodeversion pythonversion sysinfo sandbox sandboxed contextfiles "
-          # folder trees and listings: stable within a session, different per project
-          "filetree dirlisting directorylisting directorystructure "
-          # where the run happens: the project folder, the OS release, the runtime
-          "host vcs projectdir workingdir repodir rootfolder osrelease osversion kernelversion runtime "
-          # the user's device and the machine's hardware, stable for a session
-          "device browser screen resolution gpu cpu ipaddress useragent region")
-_register("environment", "per-request", "battery uptime processes containers pods diskusage memoryusage "
-          "errors traceback stacktrace exception loglines buildstatus cistatus testresults gitcommit lastcommit "
-          "commitmessage stagedfiles untrackedfiles openeditors activetab focusedfile selection selectedtext "
-          "highlighted cursor "
-          "logtail logs changedfiles gitstatus gitdiff gitlog lastcommits recentcommits commits recentfiles "
-          "openfiles opentabs "
-          "activefile currentfile clipboard cursorposition visiblefiles")
-_register("retrieval", "per-request", "context contexts documents docs doc chunks chunk passages snippets retrieved "
-          "retrieval rag search searchresults results sources citations knowledge kb similar query question "
-          "userquery userinput usermessage input articles hits matches entities entityindex devices "
-          "states diff patch changeset records "
-          # a user's records, looked up for the request
-          "orders tickets bookings appointments reservations transactions invoices payments incidents alerts "
-          "notifications emails inbox unread events news headlines posts feed positions holdings balances "
-          "cart basket wishlist snapshot rows excerpt excerpts readings telemetry listings clauses notices "
-          "papers "
-          # looked up for this request: a calendar, the weather, a ticket, market data, a file's text
-          "calendar schedule agenda meetings appointment weather forecast temperature issuetitle issuebody "
-          "prnumber trackingnumber casenumber policynumber invoicenumber ordernumber claimnumber stockprice "
-          "exchangerate marketdata trending sentiment filecontents codesnippet documenttext sectiontext "
-          # live state read for the request
-          "queue inventory occupancy bulletin observations sensors traffic availability openslots gpsfix")
-_register("memory", "per-request", "todos todolist reminders streak xp progress completedlessons currentlesson "
-          "memory memories mem notes journal diary facts recall summary summaries "
-          "history chathistory conversation transcript scratchpad heartbeat activity recentactivity "
-          "recap learnings reflections dailynotes")
-_register("tool-order", "per-session", "tools tool toollist availabletools toolsummary tooldescriptions functions "
-          "extensions plugins mcp mcpservers servers skills capabilities integrations addons")
-
-# Calls of prompt builders in code (promptlint.loaders.code names a subprocess's output
-# `shell_output` and keeps the callee's own name otherwise).
-_register("session-id", "per-request", "uuid1 uuid4 nanoid ulid cuid")
-_register("environment", "per-session", "getcwd gethostname getuser uname")
-_register("environment", "per-request", "shelloutput commandoutput")
-_register("retrieval", "per-request", "retriever retrieve")
-
-# Multi-word names read as one, before the single words (`working_directory` → cwd).
-_PHRASES: list[tuple[tuple[str, ...], str]] = [
-    (("working", "dir"), "cwd"), (("working", "directory"), "cwd"), (("current", "directory"), "cwd"),
-    (("work", "path"), "workpath"), (("workspace", "path"), "workspace"), (("project", "path"), "projectpath"),
-    (("git", "status"), "gitstatus"), (("git", "diff"), "gitdiff"), (("recent", "files"), "recentfiles"), (("open", "files"), "openfiles"),
-    (("file", "tree"), "filetree"), (("directory", "listing"), "directorylisting"),
-    (("folder", "structure"), "filetree"), (("directory", "structure"), "filetree"), (("project", "structure"), "filetree"),
-    (("file", "structure"), "filetree"), (("folder", "tree"), "filetree"), (("directory", "tree"), "filetree"),
-    (("project", "tree"), "filetree"), (("dir", "tree"), "filetree"), (("repo", "tree"), "filetree"),
-    (("repository", "tree"), "filetree"), (("workspace", "tree"), "filetree"),
-    (("system", "info"), "sysinfo"), (("system", "information"), "sysinfo"), (("os", "info"), "sysinfo"),
-    (("platform", "info"), "sysinfo"), (("env", "info"), "sysinfo"), (("environment", "info"), "sysinfo"),
-    (("context", "files"), "contextfiles"), (("context", "file"), "contextfiles"), (("git", "changes"), "gitdiff"),
-    (("signed", "in"), "signedin"), (("logged", "in"), "signedin"), (("user", "email"), "useremail"),
-    (("first", "name"), "firstname"), (("last", "name"), "lastname"), (("full", "name"), "fullname"),
-    (("display", "name"), "displayname"), (("user", "name"), "username"),
-    (("session", "id"), "sessionid"), (("request", "id"), "requestid"), (("trace", "id"), "traceid"),
-    (("conversation", "id"), "conversationid"), (("chat", "id"), "chatid"), (("thread", "id"), "threadid"),
-    (("run", "id"), "runid"), (("message", "id"), "messageid"),
-    (("chat", "history"), "chathistory"), (("daily", "notes"), "dailynotes"), (("recent", "activity"), "recentactivity"),
-    (("available", "tools"), "availabletools"), (("tool", "summary"), "toolsummary"),
-    (("tool", "list"), "toollist"), (("mcp", "servers"), "mcpservers"), (("is", "git", "repo"), "isgitrepo"),
-    (("search", "results"), "searchresults"), (("user", "query"), "userquery"), (("user", "input"), "userinput"),
-    (("user", "message"), "usermessage"), (("current", "time"), "currenttime"),
-    (("current", "datetime"), "currentdatetime"), (("time", "zone"), "timezone"), (("entity", "index"), "entityindex"),
-    (("shell", "output"), "shelloutput"), (("command", "output"), "commandoutput"),
-    (("project", "dir"), "projectdir"), (("project", "directory"), "projectdir"), (("project", "folder"), "projectdir"),
-    (("project", "root"), "projectdir"), (("repo", "dir"), "repodir"), (("repo", "root"), "repodir"),
-    (("root", "folder"), "rootfolder"), (("is", "repo"), "isgitrepo"), (("is", "git"), "isgitrepo"),
-    (("os", "release"), "osrelease"), (("os", "version"), "osversion"), (("os", "name"), "os"),
-    (("kernel", "version"), "kernelversion"), (("git", "log"), "gitlog"), (("last", "commits"), "lastcommits"),
-    (("recent", "commits"), "recentcommits"), (("work", "dir"), "workdir"), (("open", "slots"), "openslots"),
-    (("gps", "fix"), "gpsfix"), (("gps", "position"), "gpsfix"), (("preferred", "language"), "preferredlanguage"),
-    (("loyalty", "points"), "loyaltypoints"), (("credit", "score"), "creditscore"), (("issue", "title"), "issuetitle"),
-    (("issue", "body"), "issuebody"), (("pr", "number"), "prnumber"), (("tracking", "number"), "trackingnumber"),
-    (("case", "number"), "casenumber"), (("policy", "number"), "policynumber"), (("invoice", "number"), "invoicenumber"),
-    (("order", "number"), "ordernumber"), (("claim", "number"), "claimnumber"), (("stock", "price"), "stockprice"),
-    (("exchange", "rate"), "exchangerate"), (("market", "data"), "marketdata"), (("file", "contents"), "filecontents"),
-    (("file", "content"), "filecontents"), (("code", "snippet"), "codesnippet"), (("document", "text"), "documenttext"),
-    (("section", "text"), "sectiontext"), (("ip", "address"), "ipaddress"), (("user", "agent"), "useragent"),
-    (("disk", "usage"), "diskusage"), (("memory", "usage"), "memoryusage"), (("stack", "trace"), "stacktrace"),
-    (("log", "lines"), "loglines"), (("build", "status"), "buildstatus"), (("ci", "status"), "cistatus"),
-    (("test", "results"), "testresults"), (("git", "commit"), "gitcommit"), (("last", "commit"), "lastcommit"),
-    (("commit", "message"), "commitmessage"), (("staged", "files"), "stagedfiles"),
-    (("untracked", "files"), "untrackedfiles"), (("open", "editors"), "openeditors"), (("active", "tab"), "activetab"),
-    (("focused", "file"), "focusedfile"), (("selected", "text"), "selectedtext"), (("todo", "list"), "todolist"),
-    (("completed", "lessons"), "completedlessons"), (("current", "lesson"), "currentlesson"), (("new", "hire"), "newhire"), (("log", "tail"), "logtail"),
-    (("move", "number"), "counter"), (("turn", "number"), "counter"), (("message", "count"), "counter"),
-    (("execution", "mode"), "sandbox"), (("run", "mode"), "sandbox"), (("home", "dir"), "homedir"), (("home", "directory"), "homedir"),
-    (("home", "path"), "homedir"), (("home", "folder"), "homedir"), (("changed", "files"), "changedfiles"),
-    (("files", "changed"), "changedfiles"), (("open", "tabs"), "opentabs"), (("active", "users"), "activeusers"),
-    (("online", "users"), "onlineusers"), (("vcs", "status"), "gitstatus"), (("repo", "status"), "gitstatus"),
-    (("working", "tree"), "gitstatus"), (("vcs", "diff"), "gitdiff"), (("repo", "diff"), "gitdiff"),
-    # the host's clock, not a system prompt's setting (`system` alone is a stable root)
-    (("system", "time"), "currenttime"), (("system", "datetime"), "currentdatetime"), (("system", "date"), "date"),
-    (("server", "time"), "currenttime"), (("local", "time"), "currenttime"),
-    # records fetched for the request, not the chat's own history
-    (("order", "history"), "records"), (("purchase", "history"), "records"), (("transaction", "history"), "records"),
-    (("payment", "history"), "records"), (("booking", "history"), "records"), (("ticket", "history"), "records"),
-    (("account", "history"), "records"), (("billing", "history"), "records"),
-]
 # Words that pin a clock to the start of a session or process.
 _PINNED = frozenset({"start", "started", "startup", "boot", "launched", "began", "begin", "created", "opened"})
 _PINNED_SCOPE = frozenset({"session", "process", "conversation", "chat", "run", "boot", "startup", "launch"})
