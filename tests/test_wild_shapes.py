@@ -226,7 +226,8 @@ def test_a_labelled_trace_id_and_a_patient_are_rendered_values(tmp_path: Path) -
         ("weather_forecast", "retrieval"), ("tracking_number", "retrieval"), ("stack_trace", "environment"),
         ("selected_text", "environment"), ("todo_list", "memory"), ("browser", "environment"),
         ("live_jobs", "retrieval"), ("WorkDir", "environment"), ("openSlots", "retrieval"), ("player_name", "identity"),
-        ("cellarInventory", "retrieval"), ("live_memories", "memory"),
+        ("cellarInventory", "retrieval"), ("live_memories", "memory"), ("current_phase", "memory"),
+        ("latest_message", "retrieval"), ("current_year", None), ("current_model", None), ("current_version", None),
     ],
 )
 def test_words_of_names(name: str, kind: str | None) -> None:

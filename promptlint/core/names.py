@@ -45,7 +45,7 @@ _STABLE_ROOTS = frozenset({"agent", "assistant", "bot", "company", "product", "a
                            "system", "policy", "cutoff", "knowledge_cutoff", "version", "model", "persona", "tenant"})
 # Words that make a value fixed wherever they appear (`knowledge_cutoff`, `policy_date`).
 _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyright", "founded", "release",
-                           "released", "deadline", "birthday", "anniversary", "year", "month",
+                           "released", "deadline", "birthday", "anniversary", "year", "month", "model",
                            # addresses of things are configuration, whatever they address
                            "url", "uri", "link", "links", "endpoint", "homepage", "website"})
 # Calls and filters that put a collection in a fixed order.
@@ -142,6 +142,10 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
                 weak = weak or (kind, frequency, word)
                 continue
             return (kind, frequency, word)
+    if weak is None and len(flat) > 1 and flat[0] in ("current", "latest"):
+        # `current_task`, `current_phase`, `latest_message`: where the conversation stands
+        # now, which no fixed value is called (a fixed one says `version`, `year`, `model`).
+        return ("memory" if flat[0] == "current" else "retrieval", "per-request", "_".join(flat))
     return weak
 
 
