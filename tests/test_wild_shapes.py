@@ -228,6 +228,8 @@ def test_a_labelled_trace_id_and_a_patient_are_rendered_values(tmp_path: Path) -
         ("live_jobs", "retrieval"), ("WorkDir", "environment"), ("openSlots", "retrieval"), ("player_name", "identity"),
         ("cellarInventory", "retrieval"), ("live_memories", "memory"), ("current_phase", "memory"),
         ("latest_message", "retrieval"), ("current_year", None), ("current_model", None), ("current_version", None),
+        ("policy_excerpts", "retrieval"), ("policy_date", None), ("deployLog", "retrieval"), ("log_level", None),
+        ("dispatcher.name", "identity"),
     ],
 )
 def test_words_of_names(name: str, kind: str | None) -> None:

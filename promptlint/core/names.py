@@ -100,8 +100,11 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     flat = [w for part in parts for w in part]
     if not flat:
         return None
-    if (parts[0] and parts[0][0] in _STABLE_ROOTS) or _STABLE_WORDS.intersection(flat):
-        return None
+    fixed = (parts[0] and parts[0][0] in _STABLE_ROOTS) or _STABLE_WORDS.intersection(flat)
+    if fixed and not (_RETRIEVED.intersection(flat) and flat[0] in ("policy", "policies")):
+        return None  # `policy_date`, `agent_name`; but `policy_excerpts` are passages fetched for the question
+    if flat[-1] == "log" and len(flat) > 1:
+        return ("retrieval", "per-request", "_".join(flat))  # `deploy_log`, `training_log` (not `log_level`)
     if _is_pinned(path):
         return ("timestamp", "per-session", "_".join(flat))
     # `recentOrders`, `recent_attempts`, `live_jobs`: fetched for this request, unless a word
@@ -148,6 +151,10 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         return ("memory" if flat[0] == "current" else "retrieval", "per-request", "_".join(flat))
     return weak
 
+
+# Words of passages fetched for a question, which a `policy` before them does not make fixed.
+_RETRIEVED = frozenset({"documents", "docs", "doc", "excerpt", "excerpts", "chunks", "passages", "snippets", "clauses",
+                        "sections", "matches", "hits", "results", "searchresults", "retrieved"})
 
 # Name words that say who a person is, unless a thing is named (`repo.full_name`,
 # `support_email`, `clinic_phone`: the organisation's own address is configuration).
