@@ -92,6 +92,24 @@ def _config_fingerprint(config: Config) -> str:
     return repr(sorted(values.items(), key=lambda item: item[0]))
 
 
+def _write_json(path: Path, data: dict[str, Any]) -> bool:
+    """Write ``data`` to ``path`` atomically (a temporary file, then a rename), safe under
+    concurrent runs; False when the cache folder cannot be written (that only costs speed)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle, ensure_ascii=False)
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False
+    return True
+
+
 class ResultCache:
     """Check results by key, in one folder."""
 
@@ -129,19 +147,8 @@ class ResultCache:
         return result
 
     def put(self, key: str, result: dict[str, Any]) -> None:
-        entry = self._entry(key)
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump({"schema": _SCHEMA, "result": result}, handle, ensure_ascii=False)
-                os.replace(temporary, entry)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
-        except OSError:
-            return  # a read-only or full cache folder only costs speed
+        if not _write_json(self._entry(key), {"schema": _SCHEMA, "result": result}):
+            return
         self._writes += 1
         if self._writes % _PRUNE_EVERY == 1:
             self.prune()
@@ -160,18 +167,7 @@ class ResultCache:
         if isinstance(names, list) and all(isinstance(name, str) for name in names):
             return names
         names = find()
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    json.dump({"fingerprint": fingerprint, "modules": names}, handle)
-                os.replace(temporary, record)
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
-        except OSError:
-            pass  # a read-only cache folder only costs speed
+        _write_json(record, {"fingerprint": fingerprint, "modules": names})
         return names
 
     def prune(self, keep: int = MAX_ENTRIES) -> None:

@@ -278,10 +278,10 @@ def _replaced_tokens(body: str) -> list[str]:
     return []
 
 
-def _go_actions(text: str) -> str | None:
+def _go_actions(body: str) -> str | None:
     """What says a file is a Go template: fields read on the cursor (`{{.Time}}`), or
-    `if`/`range`/`with` actions closed by `{{end}}`; None when nothing does."""
-    body = _outside_fences(text)
+    `if`/`range`/`with` actions closed by `{{end}}`, outside fenced examples (``body``);
+    None when nothing does."""
     fields = [m.group(1) for m in _GO_FIELD.finditer(body)]
     if fields:
         return _names([f".{f}" for f in fields], "`{{.Field}}` actions")
@@ -296,10 +296,10 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         statements = re.findall(r"\{%-?\s*(\w+)", text)
         what = f"{len(statements)} `{{% … %}}` statement(s)" if statements else "`{# … #}` comments"
         return Inference("jinja", f"inferred from content: {what}", True)
-    go = _go_actions(text)
+    body = _outside_fences(text)
+    go = _go_actions(body)
     if go is not None:
         return Inference("go", f"inferred from content: {go}", True)
-    body = _outside_fences(text)
     # In a code span only an UPPER_CASE placeholder is evidence (`{{CURRENT_DATETIME}}` is
     # replaced in code); "use `${name}` in your templates" is a prompt about templates.
     # A page that documents placeholders (each defined in a table row or list item, none
