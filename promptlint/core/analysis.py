@@ -18,7 +18,8 @@ from typing import Any
 
 from promptlint.core import tokens
 from promptlint.core.suffixtokens import SuffixTokens
-from promptlint.core.ir import RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
+from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
+from promptlint.core.lead import judge_by_label
 from promptlint.core.names import words
 from promptlint.core.volatility import Overrides, Volatility, classify, order_can_change
 
@@ -116,6 +117,8 @@ class Analysis:
 def find_units(template: Template, overrides: Overrides | None = None) -> list[Unit]:
     """Every volatile unit of a template, outermost first; units inside a unit are covered."""
     units: list[Unit] = []
+    # Labels are read in prompt text, not in code or request bodies (whose values are literals).
+    by_label = template.syntax not in CODE_SYNTAXES and template.syntax not in ("json", "markdown")
 
     def visit(segments: list[Segment], bound: frozenset[str], depth: int) -> None:
         for seg in segments:
@@ -125,6 +128,8 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                         and not seg.expr.source.startswith(("../", "@root"))):
                     continue
                 judged = _judge_slot(seg, overrides)
+                if judged is None and by_label:
+                    judged = _by_label(template.source, seg.span.start, seg.expr, overrides)
                 if judged is not None:
                     units.append(Unit(seg, judged[0], judged[1], depth))
             elif isinstance(seg, Tag):
@@ -146,6 +151,8 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                 flag = template.syntax == "mustache" and seg.kind == "section" and not _lists_items(seg)
                 if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS and not flag:
                     vol = classify(seg.expr, overrides, collection=True)
+                    if vol is None and by_label and seg.kind in _LOOP_BLOCKS:
+                        vol = (_by_label(template.source, seg.open.start, seg.expr, overrides) or (None, None))[0]
                     if vol is not None and vol.fixed_order:
                         vol = order_can_change(vol, _nearby(template.source, seg), seg.expr)
                     if vol is not None and not (seg.sorted and vol.kind == "tool-order"):
@@ -222,6 +229,16 @@ def worst_first(vol: Volatility) -> tuple[bool, int]:
     """A sort key: per-request/per-user values above session values above daily ones."""
     order = ("per-deploy", "per-day", "per-session", "per-request")
     return (vol.varies_per_request_or_user, order.index(vol.frequency))
+
+
+def _by_label(source: str, start: int, expr: Expr, overrides: Overrides | None) -> tuple[Volatility, Expr] | None:
+    """A value whose name said nothing, judged by the label it stands under (unless the
+    configuration says the name is stable)."""
+    stable = overrides.stable if overrides is not None else frozenset()
+    if any(n in stable or n.split(".")[0] in stable for n in [".".join(p) for p in expr.paths] or [expr.name]):
+        return None
+    vol = judge_by_label(source, start, expr)
+    return None if vol is None else (vol, expr)
 
 
 def _judge_slot(slot: Slot, overrides: Overrides | None) -> tuple[Volatility, Expr] | None:

@@ -1,0 +1,161 @@
+"""What the words a prompt puts before a value say about it.
+
+A value whose name says nothing (``{gps_fix}``, ``${standings}``, ``{{#each openSlots}}``)
+is often introduced by a label that does: "Latest GPS fix: {gps_fix}", "## Current
+standings", "Dispatcher on shift: {{ d.name }}". The label is read only when the name
+gave no judgement, only when it is short (a heading, a line ending in a colon, or the
+words before the value on its own line), and only for words that say the value is of
+this moment or this person ("current", "live", "so far", "on this route", "on duty").
+A judgement read from a label is ``medium`` confidence and says so, with how to correct
+it in configuration.
+"""
+
+from __future__ import annotations
+
+import re
+
+from promptlint.core.ir import Expr
+from promptlint.core.kinds import Volatility
+from promptlint.core.names import _by_name, words
+
+# Words that, in a label, say the value is of this request, this moment, this case.
+_NOW = frozenset({"current", "currently", "live", "latest", "recent", "recently", "now", "today", "todays",
+                  "tonight", "tonights", "realtime", "retrieved", "fetched", "pending", "upcoming", "ongoing",
+                  "outstanding", "incoming", "active"})
+# First words of a label that say the list is of now ("Open jobs:"); as a verb they lead no label.
+_OPEN = frozenset({"open", "unread", "unresolved", "unanswered", "queued", "waiting"})
+# "… for this claim", "… on this route": the case at hand.
+_THIS_SCOPES = frozenset({"request", "turn", "session", "conversation", "chat", "call", "claim", "route", "case",
+                          "ticket", "order", "visit", "trip", "match", "game", "shift", "run", "job", "member",
+                          "customer", "user", "patient", "guest", "student", "player", "account", "booking",
+                          "reservation", "appointment", "query", "question", "morning", "afternoon",
+                          "evening", "night", "round", "flight", "voyage", "delivery", "project", "incident",
+                          "household", "vehicle", "site", "event", "lesson", "class", "patrol"})
+_NOW_PHRASES = re.compile(
+    r"\b(?:so far|right now|at the moment|as of|up to date|real[- ]time|on site|in play|this (?P<scope>[a-z]+))\b"
+)
+# A label that names who the assistant is speaking with or working for now.
+_PERSON_PHRASES = re.compile(
+    r"\b(?:on (?:shift|duty|call)|signed[- ]in|logged[- ]in|speaking (?:with|to)|talking (?:with|to)|"
+    r"chatting with|you are (?:helping|assisting|serving))\b"
+)
+# Names that are fixed per deploy whatever label they stand under ("Current version: {version}").
+_FIXED_NAME_WORDS = frozenset({"version", "release", "build", "model", "product", "brand", "company", "org",
+                               "organization", "app", "agent", "assistant", "bot", "persona", "tone", "style",
+                               "instructions", "rules", "guidelines", "schema", "format", "examples", "tools",
+                               "tool", "functions", "skills", "policy", "policies", "glossary", "description",
+                               "descriptions", "role", "language", "lang", "locale", "url", "link",
+                               "cutoff", "year", "domain"})
+# Words of a count that grows during a conversation ("Hints used so far: {n}").
+_COUNTERS = frozenset({"count", "counter", "number", "total", "num", "used", "remaining", "left", "tally"})
+# Template markup: values and tags (a label is read after the last of them on its line).
+_TAGS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|\{[^{}]*\}")
+# Template markup inside a label is not words of it.
+_MARKUP = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|\{[^{}]*\}|<[^>]*>|[*_`#>|]")
+_MAX_LABEL_WORDS = 10
+
+
+def label_before(source: str, start: int) -> str | None:
+    """The label a value at ``start`` stands under: the words before it on its line (from
+    the last sentence break), or, when it starts its line, the heading or colon-ended line
+    just above it (one blank line may stand between). None when there is none."""
+    line_start = source.rfind("\n", 0, start) + 1
+    prefix = source[line_start:start]
+    # Only the words after the last value on the line label this one.
+    tags = list(_TAGS.finditer(prefix))
+    before = _words_of(prefix[tags[-1].end():] if tags else prefix)
+    if _words_of(prefix):
+        if not before:
+            return None  # words only before another value on the line: they are its label
+        # A label ends in a colon ("Latest GPS fix:"); words that run on into the value
+        # are a sentence ("The current list is {x}"), read only for who is being helped.
+        clause = re.split(r"[.!?;]\s+", before)[-1]
+        if not 0 < len(clause.split()) <= _MAX_LABEL_WORDS:
+            return None
+        return clause if clause.endswith((":", "=", "-", "\u2014")) or _ends_with_person(clause.lower()) else None
+    end = line_start - 1
+    for _ in range(2):
+        if end <= 0:
+            return None
+        above_start = source.rfind("\n", 0, end) + 1
+        raw = source[above_start:end].rstrip("\r")
+        if raw.strip():
+            heading = raw.lstrip().startswith("#")
+            text = _words_of(raw)
+            if (heading or text.endswith(":")) and 0 < len(text.split()) <= _MAX_LABEL_WORDS:
+                return text
+            return None
+        end = above_start - 1
+    return None
+
+
+def _ends_with_person(label: str) -> bool:
+    """Whether the label ends with words that name who is being helped ("… on shift:")."""
+    found = None
+    for found in _PERSON_PHRASES.finditer(label):
+        pass
+    return found is not None and not label[found.end():].strip(" :-\u2014,")
+
+
+def _words_of(text: str) -> str:
+    return " ".join(_MARKUP.sub(" ", text).split())
+
+
+def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
+    """The volatility a label before the value says, for a value whose name said nothing."""
+    if any(w in _FIXED_NAME_WORDS for p in (expr.paths or ((expr.name,),)) for part in p for w in words(part)):
+        return None
+    label = label_before(source, start)
+    if label is None:
+        return None
+    lower = label.lower().replace("'", "").replace("\u2019", "")
+    person = _PERSON_PHRASES.search(lower) if _ends_with_person(lower) else None
+    now = next((w for w in words(lower) if w in _NOW), None)
+    if now is None and lower.split()[0] in _OPEN:
+        now = lower.split()[0]  # "Open jobs:", "Unread messages:"
+    phrase = _NOW_PHRASES.search(lower)
+    if phrase is not None and phrase.group("scope") is not None and phrase.group("scope") not in _THIS_SCOPES:
+        phrase = None
+    correct = "the label describes the value"
+    if person is not None:
+        return Volatility("identity", "per-session",
+                          f"judged by the label before it ({label!r}): who the assistant works with now",
+                          assumed=correct)
+    # The head of the label names the value ("Adventurers in this session": adventurers).
+    head = re.split(r"\b(?:in|on|for|of|from|at|during|to|with|by|since)\b", lower, maxsplit=1)[0]
+    content = [w for w in words(head) if w not in _NOW]
+    found = _by_name(tuple(content)) if content else None
+    marker = now or (phrase.group() if phrase else None)
+    if marker is None:
+        # No word of the moment: the label's own nouns may still name what changes
+        # ("Search results:", "## Working directory"), as a variable's name would.
+        if found is None or found[0] not in _NAMED_BY_LABEL:
+            return None
+        kind, frequency, word = found
+        return Volatility(kind, frequency, f"judged by the label before it ({label!r}): {_KIND_WORDS[kind]} "
+                          f"({word!r})", assumed=correct)
+    because = f"judged by the label before it ({label!r}): {marker!r} says it is of this request"
+    named = {w for p in (expr.paths or ((expr.name,),)) for part in p for w in words(part)}
+    if _COUNTERS.intersection(content) or _COUNTERS.intersection(named):
+        return Volatility("session-id", "per-request", f"{because}, and it counts", assumed=correct)
+    if found is not None:
+        kind, frequency, word = found
+        if kind == "timestamp":
+            precision = "day" if frequency == "per-day" else None
+            return Volatility("timestamp", frequency, f"{because}, and {word!r} that it is a clock"
+                              if frequency != "per-day" else f"{because}, and {word!r} that it is a date",
+                              precision=precision, assumed=correct)
+        if kind in ("identity", "environment", "memory", "session-id"):
+            return Volatility(kind, frequency, f"{because} ({word!r})", assumed=correct)
+    return Volatility("retrieval", "per-request", because, assumed=correct)
+
+
+# Kinds a label's nouns may give without a word of the moment (not a clock or a tool list:
+# "## Date format", "## Tools" name what a stable block is about).
+_NAMED_BY_LABEL = frozenset({"retrieval", "memory", "identity", "environment"})
+_KIND_WORDS = {
+    "identity": "it names who the user is",
+    "environment": "it names the environment of the run",
+    "retrieval": "it names retrieved or per-request content",
+    "memory": "it names memory that changes during a conversation",
+}

@@ -1,0 +1,98 @@
+"""A value whose name says nothing is judged by the label it stands under: the words
+before it on its line ("Latest GPS fix: {fix}"), or the heading or colon-ended line just
+above it ("## Current standings"). Sentences, fixed names and configuration stay quiet."""
+
+from __future__ import annotations
+
+import pytest
+
+from promptlint.api import check_text
+from promptlint.config import Config
+from promptlint.core.lead import label_before
+
+RULES = "\n".join(
+    f"- Rule {i}: confirm the caller's request in one sentence, keep every answer under six "
+    "sentences and cite the section of the handbook it rests on."
+    for i in range(1, 25)
+)
+
+
+def findings(text: str, path: str = "prompt.fmt", config: Config | None = None) -> list[tuple[int, str | None, str]]:
+    result = check_text(text, path=path, config=config)
+    assert result.error is None, result.error
+    return [(f.line, f.kind, f.severity) for f in result.findings]
+
+
+def evidence(text: str, path: str = "prompt.fmt") -> list[str]:
+    return [f.evidence or "" for f in check_text(text, path=path).findings]
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "expected"),
+    [
+        # The words before the value, ending in a colon, say it is of this moment.
+        ("You brief harbour crews.\nLatest fix from the chart plotter: {plot}\n", "p.fmt", (2, "retrieval", "error")),
+        # A heading above a value that stands alone on its line.
+        ("You run the league desk.\n\n## Current standings\n${table}\n", "p.tmpl", (4, "retrieval", "error")),
+        # A colon-ended line above a loop, one blank line between.
+        ("You book the clinic.\nOpen appointment slots:\n\n{{#each grid}}- {{this}}\n{{/each}}\n", "p.hbs",
+         (4, "retrieval", "error")),
+        # "… on this route": the case at hand.
+        ("You plan deliveries.\n## Drops on this route\n{{range .Drops}}- {{.}}\n{{end}}\n", "p.gotmpl",
+         (3, "retrieval", "error")),
+        # Who the assistant works with now.
+        ("You support the freight desk.\nLead on shift: {{ desk.lead }}\n", "p.j2", (2, "identity", "error")),
+        # A count that grows during the conversation.
+        ("You run the escape room.\nHints used so far: ${hints}\n", "p.tmpl", (2, "session-id", "error")),
+        # A label's noun names what changes, as a variable's name would.
+        ("You answer from the archive.\nSearch results:\n{archive_pull}\n", "p.fmt", (3, "retrieval", "error")),
+    ],
+)
+def test_label_judges_a_value_whose_name_says_nothing(text: str, path: str, expected: tuple[int, str, str]) -> None:
+    assert findings(text + RULES + "\n", path) == [expected]
+    assert any("judged by the label before it" in e for e in evidence(text + RULES + "\n", path))
+
+
+def test_label_gives_a_clock_its_kind() -> None:
+    text = "You log the watch.\nCurrent time: {stamp}\n" + RULES + "\n"
+    assert findings(text) == [(2, "timestamp", "error")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A sentence that runs on into the value is not a label.
+        "You keep the table safe.\nThe current list is {safety_lines}. Stop the scene when asked.\n",
+        # Names fixed per deploy stay stable whatever label they stand under.
+        "You answer questions.\nCurrent version: {version}\n",
+        "You answer questions.\n## Current rules\n{house_rules}\n",
+        # No word of the moment and no noun that changes.
+        "You answer questions.\n## Background\n{backdrop}\n",
+    ],
+)
+def test_labels_that_say_nothing_stay_quiet(text: str) -> None:
+    assert findings(text + RULES + "\n") == []
+
+
+def test_words_before_a_value_label_it_not_the_next_one() -> None:
+    result = check_text("You answer questions.\nLatest fix: {plot} {unit_suffix}\n" + RULES + "\n", path="p.fmt")
+    assert [(f.line, f.column, f.kind) for f in result.findings] == [(2, 13, "retrieval")]
+
+
+def test_configured_stable_name_wins_over_its_label() -> None:
+    text = "You brief harbour crews.\nLatest fix: {plot}\n" + RULES + "\n"
+    assert findings(text) == [(2, "retrieval", "error")]
+    assert findings(text, config=Config(stable=("plot",))) == []
+
+
+def test_labels_are_not_read_in_request_bodies_or_code() -> None:
+    body = '{"model": "gpt-4o", "messages": [{"role": "system", "content": "Latest fix: north by west"}]}'
+    assert findings(body, path="request.json") == []
+
+
+def test_label_before_reads_the_line_or_the_heading_above() -> None:
+    source = "## Live board\n\n{board}\nPilot: {pilot_ref}\nText {a} then {b}\n"
+    assert label_before(source, source.index("{board}")) == "Live board"
+    assert label_before(source, source.index("{pilot_ref}")) == "Pilot:"
+    assert label_before(source, source.index("{b}")) is None  # "then" runs on: a sentence
+    assert label_before(source, 0) is None
