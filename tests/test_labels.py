@@ -96,3 +96,62 @@ def test_label_before_reads_the_line_or_the_heading_above() -> None:
     assert label_before(source, source.index("{pilot_ref}")) == "Pilot:"
     assert label_before(source, source.index("{b}")) is None  # "then" runs on: a sentence
     assert label_before(source, 0) is None
+
+
+def test_role_label_names_a_person() -> None:
+    text = "You plan field visits.\nAdjuster: {adjuster_name}\n" + RULES + "\n"
+    assert findings(text) == [(2, "identity", "error")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The assistant's own role is a deploy constant, not a person served.
+        "You are {tutor_name}, a patient tutor.\n",
+        # A loop over a literal list is what it says, whatever its label.
+        "Service order:\n{% for s in ['inspect', 'clean'] %}- {{ s }}\n{% endfor %}\n",
+        # A thing whose noun ends like a role, and a standing timetable.
+        "Number: {hotline}\n",
+        "Weekly schedule:\n{{ weekly_schedule }}\n",
+    ],
+)
+def test_persona_literals_and_standing_lists_stay_quiet(text: str) -> None:
+    path = "p.j2" if "{%" in text or "{{" in text else "p.fmt"
+    assert findings(text + RULES + "\n", path) == []
+
+
+# --------------------------------------------------------------------------- names that stamp, refer, are open
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("generated_at", "timestamp"), ("lastUpdated", "timestamp"), ("call_ref", "session-id"),
+     ("booking_reference", "session-id"), ("openPermits", "retrieval")],
+)
+def test_names_that_say_they_change(name: str, kind: str) -> None:
+    text = f"You plan the terminal.\nPlan note: {{{{{name}}}}}\n" + RULES + "\n"
+    assert findings(text, "p.mustache") == [(2, kind, "error")]
+
+
+def test_built_at_is_fixed_per_deploy() -> None:
+    assert findings("Build stamp: {{built_at}}\n" + RULES + "\n", "p.mustache") == []
+
+
+# --------------------------------------------------------------------------- a test on the clock
+
+
+GREETING = (
+    "{% if now().hour < 12 %}Good morning{% elif now().hour < 18 %}Good afternoon{% else %}Good evening"
+    "{% endif %}, harvest team.\nYou are the harvest desk assistant.\n"
+)
+
+
+def test_a_test_on_the_clock_picks_text_by_the_hour() -> None:
+    result = check_text(GREETING + RULES + "\n", path="greeting.j2")
+    assert [(f.line, f.kind, f.severity, f.fixable) for f in result.findings] == [(1, "timestamp", "warning", True)]
+    assert "to the hour" in (result.findings[0].evidence or result.findings[0].message)
+
+
+def test_a_test_on_a_flag_named_like_a_clock_is_not_a_clock() -> None:
+    text = "{% if guest.wants_exact_time %}Give times to the minute.{% endif %}\n" + RULES + "\n"
+    assert findings(text, "p.j2") == []

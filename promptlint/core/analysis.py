@@ -19,6 +19,7 @@ from typing import Any
 from promptlint.core import tokens
 from promptlint.core.suffixtokens import SuffixTokens
 from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
+from promptlint.core.clocks import _CLOCK_CALLS
 from promptlint.core.lead import judge_by_label
 from promptlint.core.names import words
 from promptlint.core.volatility import Overrides, Volatility, classify, order_can_change
@@ -148,6 +149,14 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                         continue
                 # A section named like a flag (`{{#is_new_profile}}`) is an `if`: its value is
                 # never printed, and only what its body renders is judged.
+                if seg.kind == "if" and seg.expr is not None:
+                    # A test on the clock picks what renders by the time of day.
+                    test = classify(seg.expr, overrides)
+                    if test is not None and test.kind == "timestamp" and _CLOCK_CALLS.intersection(
+                            c.lower() for c in seg.expr.calls):
+                        units.append(Unit(seg, replace(test, evidence=f"the test {test.evidence}, choosing "
+                                                                       "what this block renders"), seg.expr, depth))
+                        continue
                 flag = template.syntax == "mustache" and seg.kind == "section" and not _lists_items(seg)
                 if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS and not flag:
                     vol = classify(seg.expr, overrides, collection=True)
@@ -317,8 +326,9 @@ def render(
                             for inner in walk(seg.body):
                                 on_segment(inner, length)
                         continue
-                    if seg.kind == "block":
-                        emit(_slot_sample(unit.volatility, variant))  # what a child puts there
+                    if seg.kind in ("block", "if"):
+                        # What a child puts there; which branch a test on the clock picks.
+                        emit(_slot_sample(unit.volatility, variant))
                     labels = ("one", "two") if variant == 0 else ("two", "one")
                     # A volatile loop yields different items in a different order.
                     for label in labels if unit.is_loop and seg.kind in _LOOP_BLOCKS else labels[:1]:

@@ -163,7 +163,18 @@ def _truncated(expr: Expr, calls: list[str]) -> str | None:
         return next((p for n, p in _ISO_PREFIX if length <= n), "millisecond")
     if {"now", "utcnow"} & set(calls) and "date" in calls:
         return "day"  # `now().date()`, and `now().date().isoformat()` prints that date
+    part = _PART.search(expr.source)
+    if part is not None and _CLOCK_CALLS.intersection(calls):
+        return _PARTS[part.group(1).lower()]  # `now().hour < 12` tells the hour, no finer
     return None
+
+
+# One field of a clock (`now().hour`, `new Date().getHours()`): its precision.
+_PARTS = {"microsecond": "microsecond", "second": "second", "minute": "minute", "hour": "hour", "day": "day",
+          "weekday": "day", "isoweekday": "day", "month": "month", "year": "year", "getseconds": "second",
+          "getminutes": "minute", "gethours": "hour", "getday": "day", "getdate": "day", "getmonth": "month",
+          "getfullyear": "year"}
+_PART = re.compile(r"\)\s*\.\s*(" + "|".join(_PARTS) + r")\b(?!\s*\.)", re.IGNORECASE)
 
 
 def _named_clock(expr: Expr, frequency: str, word: str) -> Volatility | None:

@@ -16,7 +16,7 @@ import re
 
 from promptlint.core.ir import Expr
 from promptlint.core.kinds import Volatility
-from promptlint.core.names import _by_name, words
+from promptlint.core.names import _by_name, _is_role, words
 
 # Words that, in a label, say the value is of this request, this moment, this case.
 _NOW = frozenset({"current", "currently", "live", "latest", "recent", "recently", "now", "today", "todays",
@@ -24,13 +24,13 @@ _NOW = frozenset({"current", "currently", "live", "latest", "recent", "recently"
                   "outstanding", "incoming", "active"})
 # First words of a label that say the list is of now ("Open jobs:"); as a verb they lead no label.
 _OPEN = frozenset({"open", "unread", "unresolved", "unanswered", "queued", "waiting"})
-# "… for this claim", "… on this route": the case at hand.
-_THIS_SCOPES = frozenset({"request", "turn", "session", "conversation", "chat", "call", "claim", "route", "case",
-                          "ticket", "order", "visit", "trip", "match", "game", "shift", "run", "job", "member",
-                          "customer", "user", "patient", "guest", "student", "player", "account", "booking",
-                          "reservation", "appointment", "query", "question", "morning", "afternoon",
-                          "evening", "night", "round", "flight", "voyage", "delivery", "project", "incident",
-                          "household", "vehicle", "site", "event", "lesson", "class", "patrol"})
+# "… for this claim", "… on this route": the case at hand; not "this prompt", "this rule".
+_NOT_THIS = frozenset({"prompt", "file", "section", "document", "page", "assistant", "agent", "tool", "format",
+                       "rule", "rules", "list", "way", "guide", "template", "system", "policy", "product", "app",
+                       "service", "company", "team", "step", "example", "one", "is", "kind", "type", "role",
+                       "point", "channel", "server", "workspace", "repository", "repo", "project", "office",
+                       "model", "persona", "skill", "instruction", "instructions", "block", "table", "week",
+                       "month", "year", "quarter", "home", "house", "household", "building"})
 _NOW_PHRASES = re.compile(
     r"\b(?:so far|right now|at the moment|as of|up to date|real[- ]time|on site|in play|this (?P<scope>[a-z]+))\b"
 )
@@ -43,7 +43,7 @@ _PERSON_PHRASES = re.compile(
 _FIXED_NAME_WORDS = frozenset({"version", "release", "build", "model", "product", "brand", "company", "org",
                                "organization", "app", "agent", "assistant", "bot", "persona", "tone", "style",
                                "instructions", "rules", "guidelines", "schema", "format", "examples", "tools",
-                               "tool", "functions", "skills", "policy", "policies", "glossary", "description",
+                               "tool", "functions", "skills", "policy", "policies", "description",
                                "descriptions", "role", "language", "lang", "locale", "url", "link",
                                "cutoff", "year", "domain"})
 # Words of a count that grows during a conversation ("Hints used so far: {n}").
@@ -103,7 +103,9 @@ def _words_of(text: str) -> str:
 
 def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
     """The volatility a label before the value says, for a value whose name said nothing."""
-    if any(w in _FIXED_NAME_WORDS for p in (expr.paths or ((expr.name,),)) for part in p for w in words(part)):
+    if not expr.paths and not expr.calls:
+        return None  # a literal (`for s in ["inspect", "clean"]`) is what it says
+    if any(w in _FIXED_NAME_WORDS for p in expr.paths for part in p for w in words(part)):
         return None
     label = label_before(source, start)
     if label is None:
@@ -114,7 +116,7 @@ def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
     if now is None and lower.split()[0] in _OPEN:
         now = lower.split()[0]  # "Open jobs:", "Unread messages:"
     phrase = _NOW_PHRASES.search(lower)
-    if phrase is not None and phrase.group("scope") is not None and phrase.group("scope") not in _THIS_SCOPES:
+    if phrase is not None and phrase.group("scope") is not None and phrase.group("scope") in _NOT_THIS:
         phrase = None
     correct = "the label describes the value"
     if person is not None:
@@ -129,13 +131,16 @@ def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
     if marker is None:
         # No word of the moment: the label's own nouns may still name what changes
         # ("Search results:", "## Working directory"), as a variable's name would.
+        if found is None and _is_role_label(label):
+            return Volatility("identity", "per-session", f"judged by the label before it ({label!r}): "
+                              "a person, named by their role", assumed=correct)
         if found is None or found[0] not in _NAMED_BY_LABEL:
             return None
         kind, frequency, word = found
         return Volatility(kind, frequency, f"judged by the label before it ({label!r}): {_KIND_WORDS[kind]} "
                           f"({word!r})", assumed=correct)
     because = f"judged by the label before it ({label!r}): {marker!r} says it is of this request"
-    named = {w for p in (expr.paths or ((expr.name,),)) for part in p for w in words(part)}
+    named = {w for p in expr.paths for part in p for w in words(part)}
     if _COUNTERS.intersection(content) or _COUNTERS.intersection(named):
         return Volatility("session-id", "per-request", f"{because}, and it counts", assumed=correct)
     if found is not None:
@@ -148,6 +153,14 @@ def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
         if kind in ("identity", "environment", "memory", "session-id"):
             return Volatility(kind, frequency, f"{because} ({word!r})", assumed=correct)
     return Volatility("retrieval", "per-request", because, assumed=correct)
+
+
+def _is_role_label(label: str) -> bool:
+    """A short "Role:" label on the value's own line ("Adjuster:", "Officer on the case:")."""
+    if not label.endswith(":"):
+        return False
+    head = re.split(r"\b(?:in|on|for|of|from|at|during|to|with|by)\b", label.lower(), maxsplit=1)[0].split()
+    return 0 < len(head) <= 2 and _is_role(head[-1].rstrip(":"))
 
 
 # Kinds a label's nouns may give without a word of the moment (not a clock or a tool list:

@@ -47,7 +47,9 @@ _STABLE_ROOTS = frozenset({"agent", "assistant", "bot", "company", "product", "a
 _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyright", "founded", "release",
                            "released", "deadline", "birthday", "anniversary", "year", "month", "model",
                            # addresses of things are configuration, whatever they address
-                           "url", "uri", "link", "links", "endpoint", "homepage", "website"})
+                           "url", "uri", "link", "links", "endpoint", "homepage", "website",
+                           # a standing timetable, not today's (`weekly_schedule`, `default_city`)
+                           "weekly", "standard", "regular", "default", "usual", "typical"})
 # Calls and filters that put a collection in a fixed order.
 _SORTING = frozenset({"sort", "sorted", "dictsort", "tosorted", "sortby", "sort_by", "orderby", "localecompare"})
 # Words that say nothing on their own and defer to the rest of the path.
@@ -107,6 +109,11 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         return ("retrieval", "per-request", "_".join(flat))  # `deploy_log`, `training_log` (not `log_level`)
     if _is_pinned(path):
         return ("timestamp", "per-session", "_".join(flat))
+    if _REFRESHED.intersection(flat) and ({"at", "time", "timestamp", "on"}.intersection(flat[1:])
+                                          or (flat[0] == "last" and flat[-1] in _REFRESHED)):
+        return ("timestamp", "per-request", "_".join(flat))  # `generated_at`: stamped as the prompt is made
+    if len(flat) > 1 and flat[0] == "open" and not _STABLE_WORDS.intersection(flat):
+        return ("retrieval", "per-request", "_".join(flat))  # `openPermits`: what is open now
     # `recentOrders`, `recent_attempts`, `live_jobs`: fetched for this request, unless a word
     # says which kind (`recent_memories`).
     if len(flat) > 1 and flat[0] in ("recent", "live") and not any(
@@ -118,7 +125,7 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         return ("environment", "per-request", across.pop())
     # `scratchpad_id`, `trace.uuid`: an id of something per-request or per-session,
     # unless it identifies a user (`user_id` is identity).
-    if len(flat) > 1 and flat[-1] in ("id", "uuid", "guid") and not any(
+    if len(flat) > 1 and flat[-1] in ("id", "uuid", "guid", "ref", "reference") and not any(
         (_lookup(w) or ("",))[0] in ("identity", "session-id", "tool-order") for w in flat[:-1]
     ):
         scope = "per-session" if _PINNED_SCOPE.intersection(flat) else "per-request"
@@ -153,6 +160,32 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
 
 
 # Words of passages fetched for a question, which a `policy` before them does not make fixed.
+# Words that stamp a value with the moment it was made (`generated_at`, `last_updated`);
+# not `built_at` or `released_at`, which are fixed per deploy.
+_REFRESHED = frozenset({"generated", "updated", "refreshed", "rendered", "fetched", "synced", "polled", "received",
+                        "sent", "modified", "compiled_for"})
+# Things whose names end like a person's role (`server_name` is a thing's name, `adjuster_name` a person's).
+_ROLE_LIKE_THINGS = frozenset({"server", "printer", "folder", "container", "cluster", "provider", "router",
+                               "controller", "scheduler", "handler", "adapter", "parameter", "filter", "header",
+                               "footer", "layer", "buffer", "marker", "counter", "monitor", "sensor", "motor",
+                               "vector", "tensor", "browser", "computer", "identifier", "trigger", "tier",
+                               "folder", "register", "chapter", "character", "letter", "paper", "water", "river",
+                               "center", "centre", "theater", "theatre", "corridor", "sector", "elevator",
+                               "generator", "color", "colour", "flavor", "flavour", "calendar",
+                               "component", "segment", "document", "department", "element", "environment",
+                               "plant", "restaurant", "variant", "constant", "event", "agent", "assistant",
+                               "client", "tenant", "parent", "content", "payment", "account", "number", "answer",
+                               "ledger", "roster", "poster", "banner", "filler", "timer", "power", "summer",
+                               "winter", "matter", "manner", "member_count", "border", "pattern", "pointer"})
+_ROLE_SUFFIXES = ("er", "or", "ist", "ian", "ant", "ent", "ee", "ess")
+
+
+def _is_role(word: str) -> bool:
+    """A noun that names a person by what they do (`adjuster`, `officer`, `pharmacist`)."""
+    return (len(word) > 5 and word.endswith(_ROLE_SUFFIXES) and word not in _ROLE_LIKE_THINGS
+            and word not in _THINGS and word not in _STABLE_ROOTS)
+
+
 _RETRIEVED = frozenset({"documents", "docs", "doc", "excerpt", "excerpts", "chunks", "passages", "snippets", "clauses",
                         "sections", "matches", "hits", "results", "searchresults", "retrieved"})
 
