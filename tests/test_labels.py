@@ -155,3 +155,16 @@ def test_a_test_on_the_clock_picks_text_by_the_hour() -> None:
 def test_a_test_on_a_flag_named_like_a_clock_is_not_a_clock() -> None:
     text = "{% if guest.wants_exact_time %}Give times to the minute.{% endif %}\n" + RULES + "\n"
     assert findings(text, "p.j2") == []
+
+
+def test_an_items_field_is_judged_by_its_label_only() -> None:
+    text = ("You are the visitor assistant.\n{{#presenter}}Presenter on the desk: {{name}}{{/presenter}}\n"
+            "{{#faq}}Q: {{question}} A: {{answer}}\n{{/faq}}\n" + RULES + "\n")
+    assert findings(text, "p.mustache") == [(2, "identity", "error")]
+
+
+def test_free_slots_are_of_now_but_available_runbooks_are_not() -> None:
+    assert findings("You book flights.\nFree slots:\n{slot_grid}\n" + RULES + "\n") == [(3, "retrieval", "error")]
+    sorted_list = ("Available runbooks:\n{% for name, book in runbooks | dictsort %}- {{ name }}: {{ book.summary }}\n"
+                   "{% endfor %}\n")
+    assert findings(sorted_list + RULES + "\n", "p.j2") == []

@@ -23,7 +23,7 @@ _NOW = frozenset({"current", "currently", "live", "latest", "recent", "recently"
                   "tonight", "tonights", "realtime", "retrieved", "fetched", "pending", "upcoming", "ongoing",
                   "outstanding", "incoming", "active"})
 # First words of a label that say the list is of now ("Open jobs:"); as a verb they lead no label.
-_OPEN = frozenset({"open", "unread", "unresolved", "unanswered", "queued", "waiting"})
+_OPEN = frozenset({"open", "unread", "unresolved", "unanswered", "queued", "waiting", "free"})
 # "… for this claim", "… on this route": the case at hand; not "this prompt", "this rule".
 _NOT_THIS = frozenset({"prompt", "file", "section", "document", "page", "assistant", "agent", "tool", "format",
                        "rule", "rules", "list", "way", "guide", "template", "system", "policy", "product", "app",
@@ -36,7 +36,7 @@ _NOW_PHRASES = re.compile(
 )
 # A label that names who the assistant is speaking with or working for now.
 _PERSON_PHRASES = re.compile(
-    r"\b(?:on (?:shift|duty|call)|signed[- ]in|logged[- ]in|speaking (?:with|to)|talking (?:with|to)|"
+    r"\b(?:on (?:shift|duty|call|watch|the desk|the line)|at the desk|signed[- ]in|logged[- ]in|speaking (?:with|to)|talking (?:with|to)|"
     r"chatting with|you are (?:helping|assisting|serving))\b"
 )
 # Names that are fixed per deploy whatever label they stand under ("Current version: {version}").

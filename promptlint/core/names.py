@@ -112,7 +112,8 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     if _REFRESHED.intersection(flat) and ({"at", "time", "timestamp", "on"}.intersection(flat[1:])
                                           or (flat[0] == "last" and flat[-1] in _REFRESHED)):
         return ("timestamp", "per-request", "_".join(flat))  # `generated_at`: stamped as the prompt is made
-    if len(flat) > 1 and flat[0] == "open" and not _STABLE_WORDS.intersection(flat):
+    if len(flat) > 1 and flat[0] == "open" and not _STABLE_WORDS.intersection(flat) and not any(
+            (_lookup(w) or ("",))[0] == "tool-order" for w in flat[1:]):
         return ("retrieval", "per-request", "_".join(flat))  # `openPermits`: what is open now
     # `recentOrders`, `recent_attempts`, `live_jobs`: fetched for this request, unless a word
     # says which kind (`recent_memories`).
