@@ -80,6 +80,8 @@ def label_before(source: str, start: int) -> str | None:
         above_start = source.rfind("\n", 0, end) + 1
         raw = source[above_start:end].rstrip("\r")
         if raw.strip():
+            if _TAGS.search(raw):
+                return None  # a line with a value of its own labels that value
             heading = raw.lstrip().startswith("#")
             text = _words_of(raw)
             if (heading or text.endswith(":")) and 0 < len(text.split()) <= _MAX_LABEL_WORDS:
