@@ -282,3 +282,9 @@ def test_the_name_vocabulary_file_is_consistent() -> None:
     assert {word: what for word, what in said.items() if len(what) > 1} == {}
     for words, joined in data["phrases"].items():
         assert len(words.split()) >= 2 and joined.isalnum(), (words, joined)
+
+
+@pytest.mark.parametrize("name", ["hut_name", "HutName", "HUT_NAME", "tower_name"])
+def test_a_places_name_is_a_deploy_constant(name: str) -> None:
+    """A mountain hut's or a tower's name is where the agent is deployed, not who it serves."""
+    assert _by_name((name,)) is None
