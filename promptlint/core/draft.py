@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from promptlint.core.analysis import Unit, find_units
 from promptlint.core.carriers import Carrier, covered_lines, move_plan, refusal, unit_label
 from promptlint.core.ir import Template
-from promptlint.core.layout import Layout
+from promptlint.core.layout import Layout, layout_of
 from promptlint.core.unsafe import unsafe_edits
 from promptlint.core.volatility import Overrides
 from promptlint.loaders.base import LoadError
@@ -238,7 +238,7 @@ def _draft_once(
         draft.reasons = reasons
     if not moving:
         return
-    layout = Layout(current)
+    layout = layout_of(current)
     draft.source, starts = _assemble(current, layout, carriers)
     next_staying = _next_staying(carriers, moving)
     for carrier in carriers:

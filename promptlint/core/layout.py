@@ -198,6 +198,16 @@ class Layout:
         return where
 
 
+def layout_of(template: Template) -> Layout:
+    """The template's layout, built once: the move plan and the draft of each round, and
+    the safe and unsafe outlooks, all read the same template's lines (a template is not
+    edited once loaded; a draft is a new template)."""
+    found = template.layout
+    if not isinstance(found, Layout) or found.template is not template:
+        found = template.layout = Layout(template)
+    return found
+
+
 def block_name(block: Block, template: Template) -> str:
     if template.syntax == "jinja":
         return f"`{{% {block.kind} %}}` block"
