@@ -175,6 +175,9 @@ def draft_fix(template: Template, overrides: Overrides | None, unsafe: bool) -> 
         if draft.source == before:
             draft.settled = True
             draft.reloaded = current
+            # Kept for the judgement, which reads no layout: the draft's lines are not held
+            # as long as the outlook is (a large file's layout is tens of MB).
+            current.layout = None
             break
     return draft
 
