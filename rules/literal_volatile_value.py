@@ -74,6 +74,8 @@ _PER_REQUEST_ID_LABEL = re.compile(
 )
 _EXAMPLE = re.compile(r"(?<!\w)e\.g\.|(?<![.@/\w-])(?:example|for instance|such as|format)\b", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# What every value ``_scan`` finds holds (a time of day, an ISO date, a UUID's version digit).
+_DIGIT = re.compile(r"\d")
 
 
 def _texts(segments: list[Segment]) -> Iterator[Text]:
@@ -99,6 +101,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     template = ctx.template
     fenced = _fenced_lines(template.source)
     tokens_after = _tokens_after(ctx)
+    capture = _is_capture(template.source)
     for text in _texts(template.segments):
         source = template.source[text.span.start : text.span.end]
         # Escaped or stripped text differs from the source; only exact copies are read.
@@ -109,12 +112,17 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             if template.position(text.span.start + r.start).line not in fenced
             and not _EXAMPLE.search(_line_at(source, r.start))
         ]
-        if _is_capture(template.source):
+        if capture:
             strong = []  # a record of one rendering, not the text that is sent: low confidence
         for value in strong:
             yield _rendered(ctx, text.span.start, source, value, tokens_after)
+        if not _DIGIT.search(source):
+            continue  # every value ``_scan`` finds has a digit: most texts have none to read
         offset = text.span.start
         for line in source.splitlines(keepends=True):
+            if not _DIGIT.search(line):
+                offset += len(line)
+                continue
             number = template.position(offset).line
             if number in fenced or _EXAMPLE.search(line):
                 offset += len(line)

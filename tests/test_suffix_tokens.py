@@ -48,3 +48,17 @@ def test_first_queries_are_the_direct_count(monkeypatch: pytest.MonkeyPatch) -> 
     text = TEXTS[0] * 50
     counter = SuffixTokens(text, "o200k_base")
     assert [counter.after(i) for i in (0, 7, 100, 101, 2000)] == [tokens.count(text[i:]) for i in (0, 7, 100, 101, 2000)]
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@pytest.mark.parametrize("text", TEXTS)
+def test_piece_starts_are_the_scan_starts(encoding: str, text: str) -> None:
+    regex = suffixtokens._pattern(tokens.get_encoding(encoding)._pat_str)
+    assert list(suffixtokens._piece_starts(regex, text)) == [m.start() for m in regex.finditer(text)]
+
+
+def test_piece_starts_of_a_scan_that_leaves_gaps() -> None:
+    # A pattern whose pieces do not tile the text (or that has groups) is read match by match.
+    for pattern in (r"\w+", r"(\w)\w*"):
+        regex = suffixtokens._pattern(pattern)
+        assert list(suffixtokens._piece_starts(regex, "ab, cd  e")) == [0, 4, 8]

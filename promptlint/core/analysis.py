@@ -193,6 +193,18 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
     return units
 
 
+def units_of(template: Template, overrides: Overrides | None = None) -> list[Unit]:
+    """:func:`find_units`, once per template and overrides: the check's analysis, each round
+    of the fix draft and the judgement of the draft ask for the same template's units (a
+    template is not edited once loaded). The list is shared: read it, never change it."""
+    for key, found in template.units_found:
+        if key == overrides:
+            return found  # type: ignore[no-any-return]
+    units = find_units(template, overrides)
+    template.units_found.append((overrides, units))
+    return units
+
+
 # Bound inside a Mustache section over a list: a bare name (`{{question}}` in `{{#faq}}`)
 # is a field of the item, judged with the list it comes from.
 _ITEM_FIELDS = "\0item"
@@ -354,7 +366,7 @@ def render(
 
 def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrides | None = None) -> Analysis:
     rendered_as = compose(template, overrides)
-    units = find_units(rendered_as, overrides)
+    units = units_of(rendered_as, overrides)
     offsets: dict[int, int] = {}
 
     def record(seg: Segment, at: int) -> None:

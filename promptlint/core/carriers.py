@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from promptlint.core.analysis import Unit
 from promptlint.core.ir import CODE_SYNTAXES, Block, Segment, Slot, Span, Tag, Template, walk
-from promptlint.core.layout import Layout
+from promptlint.core.layout import Layout, layout_of
 
 _IDENT = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 _JINJA_WORDS = frozenset({
@@ -143,7 +143,7 @@ def move_plan(
     unit, recorded in ``reasons`` (``id(unit.segment)`` → reason), which also holds the units
     that need no move (already at the tail)."""
     reasons = {} if reasons is None else reasons
-    layout = Layout(template)
+    layout = layout_of(template)
     if not layout.count:
         return [], set()
     blocked: list[tuple[int, str, list[Unit]]] = []  # (line, reason, the units it concerns)

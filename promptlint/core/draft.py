@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from promptlint.core.analysis import Unit, find_units
+from promptlint.core.analysis import Unit, units_of
 from promptlint.core.carriers import Carrier, covered_lines, move_plan, refusal, unit_label
 from promptlint.core.ir import Template
-from promptlint.core.layout import Layout
+from promptlint.core.layout import Layout, layout_of
 from promptlint.core.unsafe import unsafe_edits
 from promptlint.core.volatility import Overrides
 from promptlint.loaders.base import LoadError
@@ -157,7 +157,7 @@ def draft_fix(template: Template, overrides: Overrides | None, unsafe: bool) -> 
     change the units around it (a continuation line that followed a moved block now
     joins the list item above), so the plan is applied again until nothing changes.
     A plan that does not settle within the round limit says so (``settled``)."""
-    units = find_units(template, overrides)
+    units = units_of(template, overrides)
     tracker = _Tracker(units)
     draft = Draft(template.source, baseline=template.source, unsafe_only=template.source)
     _draft_once(template, template, units, overrides, unsafe, draft, tracker, first=True)
@@ -171,10 +171,13 @@ def draft_fix(template: Template, overrides: Overrides | None, unsafe: bool) -> 
             draft.settled = True  # the outlook reports that the draft does not parse
             break
         before = draft.source
-        _draft_once(template, current, find_units(current, overrides), overrides, unsafe, draft, tracker, first=False)
+        _draft_once(template, current, units_of(current, overrides), overrides, unsafe, draft, tracker, first=False)
         if draft.source == before:
             draft.settled = True
             draft.reloaded = current
+            # Kept for the judgement, which reads no layout: the draft's lines are not held
+            # as long as the outlook is (a large file's layout is tens of MB).
+            current.layout = None
             break
     return draft
 
@@ -222,7 +225,7 @@ def _draft_once(
         draft.sorted_units |= {origin[id(u.segment)] for u in sorted_loops if id(u.segment) in origin}
         tracker.edited(sorted(edits))
         current = reloaded
-        units = find_units(current, overrides)
+        units = units_of(current, overrides)
         draft.rewritten += rewritten
         draft.source = draft.baseline = source
         if first:
@@ -238,7 +241,7 @@ def _draft_once(
         draft.reasons = reasons
     if not moving:
         return
-    layout = Layout(current)
+    layout = layout_of(current)
     draft.source, starts = _assemble(current, layout, carriers)
     next_staying = _next_staying(carriers, moving)
     for carrier in carriers:

@@ -68,6 +68,9 @@ def outlook(
     else:
         found = _judge(template, draft_fix(template, overrides, unsafe), before, overrides, encoding)
     template.fix_outlooks.append((key, found))
+    # The layout served this outlook's rounds; the outlook is kept as long as the template,
+    # its lines need not be (the other mode's outlook, when asked, builds them again).
+    template.layout = None
     return found
 
 

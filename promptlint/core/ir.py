@@ -208,6 +208,11 @@ class Template:
     # What `promptlint fix` would do to it, computed once per mode, tokenizer and overrides
     # and asked by every rule (:func:`promptlint.core.fixability.outlook`).
     fix_outlooks: list[tuple[Any, Any]] = field(default_factory=list, init=False, repr=False, compare=False)
+    # Its volatile units per overrides, found once (:func:`promptlint.core.analysis.units_of`).
+    units_found: list[tuple[Any, Any]] = field(default_factory=list, init=False, repr=False, compare=False)
+    # Its :class:`~promptlint.core.layout.Layout`, built once and shared by the move plan and
+    # the draft (:func:`promptlint.core.layout.layout_of`).
+    layout: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.lines = LineIndex(self.source)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import accumulate
 
 from promptlint.core.ir import Block, Slot, Span, Tag, Template, walk
 
@@ -22,12 +23,11 @@ class Layout:
     def __init__(self, template: Template) -> None:
         self.template = template
         source = template.source
-        self.lines: list[str] = [line for line in re.split(r"(?<=\n)", source) if line]
-        self.starts: list[int] = []
-        at = 0
-        for line in self.lines:
-            self.starts.append(at)
-            at += len(line)
+        # Each line keeps its "\n" (only "\n" ends a line here, not the other breaks
+        # ``str.splitlines`` knows); a last line without one is kept, an empty one is not.
+        *ended, rest = source.split("\n")
+        self.lines: list[str] = [line + "\n" for line in ended] + ([rest] if rest else [])
+        self.starts: list[int] = list(accumulate(map(len, self.lines), initial=0))[:-1]
         self.count = len(self.lines)
         self.blank = [not line.strip() for line in self.lines]
         self.fences: list[tuple[int, int, bool]] = self._fences()
@@ -78,12 +78,14 @@ class Layout:
 
     def _table_rows(self) -> set[int]:
         rows: set[int] = set()
-        for i, line in enumerate(self.lines):
-            if not _TABLE_DELIMITER.match(line.rstrip("\r\n")) or "|" not in line:
+        # Both need a "|" on the line: the lines without one (most) are not matched at all.
+        piped = [i for i, line in enumerate(self.lines) if "|" in line]
+        for i in piped:
+            if not _TABLE_DELIMITER.match(self.lines[i].rstrip("\r\n")):
                 continue
             first, last = self.paragraph(i)
             rows.update(j for j in range(first, last + 1) if "|" in self.lines[j])
-        rows.update(i for i, line in enumerate(self.lines) if line.lstrip().startswith("|"))
+        rows.update(i for i in piped if self.lines[i].lstrip().startswith("|"))
         return rows
 
     def fence_at(self, line: int) -> tuple[int, int, bool] | None:
@@ -196,6 +198,16 @@ class Layout:
         if first != last and self.paragraph(first) == (first, last):
             return f"paragraph on {where}"
         return where
+
+
+def layout_of(template: Template) -> Layout:
+    """The template's layout, built once: the move plan and the draft of each round, and
+    the safe and unsafe outlooks, all read the same template's lines (a template is not
+    edited once loaded; a draft is a new template)."""
+    found = template.layout
+    if not isinstance(found, Layout) or found.template is not template:
+        found = template.layout = Layout(template)
+    return found
 
 
 def block_name(block: Block, template: Template) -> str:

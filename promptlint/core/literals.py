@@ -59,6 +59,8 @@ class Rendered:
 def signed_in_users(text: str) -> Iterator[Rendered]:
     """A person's name and e-mail address (or a labelled address) where the text says
     the assistant is serving them."""
+    if "@" not in text:
+        return  # both patterns need an address (most texts have none: two scans saved)
     for match in _NAME_AND_EMAIL.finditer(text):
         start = text.rfind("\n\n", 0, match.start())
         before = text[max(start, match.start() - 160, 0) : match.start()]
@@ -78,13 +80,22 @@ def rendered_clocks(line: str) -> Iterator[Rendered]:
             return
 
 
+# A clock's seconds: without them on a line, ``rendered_clocks`` finds nothing there.
+_ANY_SECONDS = re.compile(r"\d{1,2}:\d{2}:\d{2}")
+
+
 def scan(text: str) -> list[Rendered]:
     """Every rendered value of a text, in order, not overlapping."""
     found: list[Rendered] = list(signed_in_users(text))
-    offset = 0
-    for line in text.splitlines(keepends=True):
-        found.extend(Rendered(r.start + offset, r.end + offset, r.kind, r.what) for r in rendered_clocks(line))
-        offset += len(line)
+    # Digits and colons break no line, so a text without seconds has no line with them:
+    # most texts skip the line-by-line label search.
+    if _ANY_SECONDS.search(text):
+        offset = 0
+        for line in text.splitlines(keepends=True):
+            if _ANY_SECONDS.search(line):
+                found.extend(Rendered(r.start + offset, r.end + offset, r.kind, r.what)
+                             for r in rendered_clocks(line))
+            offset += len(line)
     found.sort(key=lambda r: (r.start, -(r.end - r.start)))
     kept: list[Rendered] = []
     for value in found:

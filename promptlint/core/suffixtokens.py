@@ -81,7 +81,7 @@ class SuffixTokens:
         self._token_starts = array("q", accumulate(map(_token_lengths(encoding).__getitem__, ids), initial=0))
         self._token_starts.pop()
         self._regex = _pattern(self._encoding._pat_str)
-        self._piece_starts = array("q", (m.start() for m in self._regex.finditer(text)))
+        self._piece_starts = _piece_starts(self._regex, text)
         # Byte offsets of every _CHECKPOINT-th character (non-ASCII text only).
         self._checkpoints: list[int] | None = None
         if len(data) != len(text):
@@ -125,3 +125,17 @@ class SuffixTokens:
             return offset
         base = offset - offset % _CHECKPOINT
         return self._checkpoints[base // _CHECKPOINT] + len(self.text[base:offset].encode("utf-8"))
+
+
+def _piece_starts(regex: Any, text: str) -> array[int]:
+    """Where each piece of the scan of ``text`` starts.
+
+    The pieces' lengths are read from ``findall`` (its list is built without a match object
+    per piece). When the pieces tile the text (their lengths add up to it, as tiktoken's
+    patterns make them do), the starts are the running sums; else each match is asked."""
+    if not regex.groups:
+        starts = array("q", accumulate(map(len, regex.findall(text)), initial=0))
+        if starts[-1] == len(text):
+            starts.pop()
+            return starts
+    return array("q", (m.start() for m in regex.finditer(text)))

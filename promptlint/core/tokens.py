@@ -176,10 +176,19 @@ def count(text: str, encoding: str = "o200k_base") -> int:
     return len(encode(text, encoding))
 
 
+# Tokens compared per slice in ``common_prefix_length``.
+_CHUNK = 1024
+
+
 def common_prefix_length(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the longest common prefix of two token sequences."""
+    """Length of the longest common prefix of two token sequences.
+
+    Whole chunks are compared as slices first (one C-level comparison each; two renders of
+    a large file share most of their tokens), then the chunk that differs token by token."""
     n = min(len(a), len(b))
     i = 0
+    while i + _CHUNK <= n and a[i : i + _CHUNK] == b[i : i + _CHUNK]:
+        i += _CHUNK
     while i < n and a[i] == b[i]:
         i += 1
     return i
