@@ -22,7 +22,7 @@ from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segm
 from promptlint.core.clocks import _CLOCK_CALLS
 from promptlint.core.lead import judge_by_label
 from promptlint.core.names import words
-from promptlint.core.volatility import Overrides, Volatility, classify, order_can_change
+from promptlint.core.volatility import Overrides, Volatility, classify, configured_stable, order_can_change
 
 # Stable loops nested up to this depth render two items each (see `render`).
 _DOUBLED_LOOP_DEPTH = 4
@@ -260,8 +260,7 @@ def worst_first(vol: Volatility) -> tuple[bool, int]:
 def _by_label(source: str, start: int, expr: Expr, overrides: Overrides | None) -> tuple[Volatility, Expr] | None:
     """A value whose name said nothing, judged by the label it stands under (unless the
     configuration says the name is stable)."""
-    stable = overrides.stable if overrides is not None else frozenset()
-    if any(n in stable or n.split(".")[0] in stable for n in [".".join(p) for p in expr.paths] or [expr.name]):
+    if configured_stable(expr, overrides):
         return None
     vol = judge_by_label(source, start, expr)
     return None if vol is None else (vol, expr)

@@ -51,7 +51,7 @@ _COUNTERS = frozenset({"count", "counter", "number", "total", "num", "used", "re
 # Template markup: values and tags (a label is read after the last of them on its line).
 _TAGS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|\{[^{}]*\}")
 # Template markup inside a label is not words of it.
-_MARKUP = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|\{[^{}]*\}|<[^>]*>|[*_`#>|]")
+_MARKUP = re.compile(_TAGS.pattern + r"|<[^>]*>|[*_`#>|]")
 _MAX_LABEL_WORDS = 10
 
 

@@ -46,9 +46,9 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
     its content.
     """
     overrides = overrides or Overrides()
-    dotted = [".".join(p) for p in expr.paths] or [expr.name]
-    if any(n in overrides.stable or n.split(".")[0] in overrides.stable for n in dotted):
+    if configured_stable(expr, overrides):
         return None
+    dotted = [".".join(p) for p in expr.paths] or [expr.name]
     for n in dotted:
         for key in (n, n.split(".")[0]):
             if overrides.volatile and key in overrides.volatile:
@@ -61,6 +61,12 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
         # Computed once per process (a module-level constant, a memoised builder).
         return replace(found, frequency="per-session", evidence=f"{found.evidence}; {expr.pinned}", assumed=None)
     return found
+
+
+def configured_stable(expr: Expr, overrides: Overrides | None) -> bool:
+    """Whether the configuration lists the expression's name (or its root) as stable."""
+    stable = overrides.stable if overrides is not None else frozenset()
+    return any(n in stable or n.split(".")[0] in stable for n in [".".join(p) for p in expr.paths] or [expr.name])
 
 
 def _classify(expr: Expr, overrides: Overrides | None, *, collection: bool) -> Volatility | None:
@@ -159,6 +165,6 @@ _KIND_WORDS = {
 
 
 __all__ = [
-    "CROSS_USER_KINDS", "FREQUENCIES", "KINDS", "PRECISIONS", "Overrides", "Volatility", "classify",
+    "CROSS_USER_KINDS", "FREQUENCIES", "KINDS", "PRECISIONS", "Overrides", "Volatility", "classify", "configured_stable",
     "order_can_change", "precision_of_format", "words",
 ]
