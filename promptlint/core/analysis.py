@@ -129,8 +129,9 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                         and not seg.expr.source.startswith(("../", "@root"))):
                     # An item's field is not judged by its name, but its label still speaks
                     # ("{{#presenter}}Presenter on the desk: {{name}}{{/presenter}}").
-                    found = _by_label(template.source, seg.span.start, seg.expr, overrides) if by_label else None
-                    if found is not None and _ITEM_FIELDS in bound and found[0].kind == "identity":
+                    found = (_by_label(template.source, seg.span.start, seg.expr, overrides)
+                             if by_label and _ITEM_FIELDS in bound else None)
+                    if found is not None and found[0].kind == "identity":
                         units.append(Unit(seg, found[0], found[1], depth))
                     continue
                 judged = _judge_slot(seg, overrides)

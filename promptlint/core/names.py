@@ -164,20 +164,20 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
 # Words that stamp a value with the moment it was made (`generated_at`, `last_updated`);
 # not `built_at` or `released_at`, which are fixed per deploy.
 _REFRESHED = frozenset({"generated", "updated", "refreshed", "rendered", "fetched", "synced", "polled", "received",
-                        "sent", "modified", "compiled_for"})
+                        "sent", "modified"})
 # Things whose names end like a person's role (`server_name` is a thing's name, `adjuster_name` a person's).
 _ROLE_LIKE_THINGS = frozenset({"server", "printer", "folder", "container", "cluster", "provider", "router",
                                "controller", "scheduler", "handler", "adapter", "parameter", "filter", "header",
                                "footer", "layer", "buffer", "marker", "counter", "monitor", "sensor", "motor",
                                "vector", "tensor", "browser", "computer", "identifier", "trigger", "tier",
-                               "folder", "register", "chapter", "character", "letter", "paper", "water", "river",
+                               "register", "chapter", "character", "letter", "paper", "water", "river",
                                "center", "centre", "theater", "theatre", "corridor", "sector", "elevator",
                                "generator", "color", "colour", "flavor", "flavour", "calendar",
                                "component", "segment", "document", "department", "element", "environment",
                                "plant", "restaurant", "variant", "constant", "event", "agent", "assistant",
                                "client", "tenant", "parent", "content", "payment", "account", "number", "answer",
                                "ledger", "roster", "poster", "banner", "filler", "timer", "power", "summer",
-                               "winter", "matter", "manner", "member_count", "border", "pattern", "pointer"})
+                               "winter", "matter", "manner", "border", "pattern", "pointer"})
 _ROLE_SUFFIXES = ("er", "or", "ist", "ian", "ant", "ent", "ee", "ess")
 
 
