@@ -93,6 +93,7 @@ def test_build_uses_tiktoken_published_hash(monkeypatch: pytest.MonkeyPatch) -> 
         return original(name, expected_hash)
 
     monkeypatch.setattr(tokens, "_shipped_bpe", spy)
+    monkeypatch.setattr(tokens, "_constructed", {})
     enc = tokens._build("cl100k_base")
     assert seen and seen[0][0] == "cl100k_base"
     assert seen[0][1] is not None and len(seen[0][1]) == 64
@@ -110,9 +111,11 @@ def test_no_network_is_touched(monkeypatch: pytest.MonkeyPatch, tmp_path) -> Non
     # No tiktoken cache may stand in for the shipped files either.
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tiktoken-cache"))
     monkeypatch.setenv("DATA_GYM_CACHE_DIR", str(tmp_path / "data-gym-cache"))
-    monkeypatch.setattr(tokens, "_encodings", {})
+    for table in ("_encodings", "_constructed", "_small", "_small_left"):
+        monkeypatch.setattr(tokens, table, {})
     for name in tokens.SHIPPED_ENCODINGS:
-        assert tokens.encode("Hello, world!", name) == KNOWN_IDS[name]["Hello, world!"]
+        assert tokens.encode("Hello, world!", name) == KNOWN_IDS[name]["Hello, world!"]  # in Python
+        assert tokens.get_encoding(name).encode("Hello, world!") == KNOWN_IDS[name]["Hello, world!"]
     assert set(tokens._encodings) == set(tokens.SHIPPED_ENCODINGS)
     assert not (tmp_path / "tiktoken-cache").exists()
     assert not (tmp_path / "data-gym-cache").exists()

@@ -19,12 +19,9 @@ from array import array
 from bisect import bisect_left
 from functools import cache
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from promptlint.core import tokens
-
-if TYPE_CHECKING:
-    import tiktoken
 
 # Characters between two known byte offsets of a non-ASCII text (see ``_byte_offset``).
 _CHECKPOINT = 4096
@@ -44,16 +41,6 @@ def _pattern(source: str) -> Any:
 _DIRECT_QUERIES = 4
 
 
-@cache
-def _token_lengths(encoding: str) -> array[int]:
-    """The byte length of every ordinary token of an encoding, by token id."""
-    ranks: dict[bytes, int] = tokens.get_encoding(encoding)._mergeable_ranks
-    lengths = array("q", bytes(8 * (max(ranks.values()) + 1)))
-    for token, rank in ranks.items():
-        lengths[rank] = len(token)
-    return lengths
-
-
 class SuffixTokens:
     """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
 
@@ -66,7 +53,6 @@ class SuffixTokens:
     def _build(self) -> None:
         self._built = True
         text, encoding = self.text, self.encoding
-        self._encoding: tiktoken.Encoding = tokens.get_encoding(encoding)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
@@ -78,9 +64,9 @@ class SuffixTokens:
         ids = tokens.encode(text, encoding)
         self.total = len(ids)
         # Byte offset where each token starts, and where each piece of the scan starts.
-        self._token_starts = array("q", accumulate(map(_token_lengths(encoding).__getitem__, ids), initial=0))
+        self._token_starts = array("q", accumulate(map(tokens.token_length(encoding), ids), initial=0))
         self._token_starts.pop()
-        self._regex = _pattern(self._encoding._pat_str)
+        self._regex = _pattern(tokens.split_pattern(encoding))
         self._piece_starts = _piece_starts(self._regex, text)
         # Byte offsets of every _CHECKPOINT-th character (non-ASCII text only).
         self._checkpoints: list[int] | None = None
@@ -109,7 +95,7 @@ class SuffixTokens:
             start = match.start()
             if self._is_piece_start(start):
                 return head + self._tokens_from(start)
-            head += len(self._encoding._encode_single_piece(match.group()))
+            head += len(tokens.encode_piece(match.group(), self.encoding))
         return head
 
     def _is_piece_start(self, offset: int) -> bool:
