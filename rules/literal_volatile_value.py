@@ -208,6 +208,8 @@ def _rendered(
 def _scan(line: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, description) of each literal volatile value on one line."""
     iso = _ISO_DATETIME.search(line)
+    if iso and iso.group().startswith("1970-01-01"):
+        iso = None  # the Unix epoch: a zero value or a placeholder, never a clock rendered per request
     label = _CLOCK_LABEL.match(line)
     if iso:
         yield iso.start(), iso.end(), "timestamp with a time of day"

@@ -16,7 +16,9 @@ Severity follows how often the value changes and how much stable text it costs:
 a date, a session-pinned start time, a list of skills the host registers in a fixed
 order) before stable text, and for per-request values at the very end of the system
 prompt (the chat history that follows still pays for them); *info* for session- or
-day-stable values at the tail (fewer than 30 stable tokens after them). Each message
+day-stable values at the tail (fewer than 30 stable tokens after them), and for a user's
+name there (the same on every call of the conversation, whose history is that user's own). A value written more than once (`{{ user_name }}` on lines 1 and 4) is
+reported once, where it first breaks the prefix, naming the other lines. Each message
 says which evidence decided the frequency (a format string, a call, a name, config),
 so a wrong judgement can be corrected in config.
 
@@ -58,7 +60,7 @@ from collections.abc import Iterator
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.fixability import fix_status
-from promptlint.core.severity import at_tail, how_often, is_substantial, rebilled, severity_for, stable_tokens
+from promptlint.core.severity import at_tail, history_pays, how_often, is_substantial, rebilled, severity_for, stable_tokens
 
 CODE = "PC101"
 NAME = "volatile-before-stable"
@@ -71,6 +73,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return  # in a request body PC201/PC208 report each value once, with its JSON path
     analysis = ctx.analysis
     tail_line = ctx.last_stable_line()
+    # The first place of each value, and the lines it is written on again: everything after
+    # its first place is re-billed already, and one finding says where to move it from.
+    found: list[Finding] = []
+    first: dict[tuple[str, str], Finding] = {}
+    again: dict[int, list[int]] = {}  # id(finding) → the other lines
     for unit in analysis.units:
         if unit.is_loop and unit.volatility.kind == "tool-order":
             continue  # PC102 reports loops over tool lists
@@ -89,20 +96,28 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             advice = f"move it after line {tail_line}"
             if vol.varies_per_request_or_user:
                 advice += ", or into the latest user message"
+        elif vol.varies_per_request_or_user and history_pays(vol):
+            cost = (f"only {stable_tokens(after)} follow it, but the chat history after the "
+                    f"system prompt is {rebilled(vol)}")
+            advice = "move it into the latest user message"
+        elif vol.varies_per_request_or_user and at_tail(after):
+            cost = (f"only {stable_tokens(after)} follow it, and the chat history after it is the "
+                    "user's own (it is the same on every call of the conversation)")
+            advice = "keep it at the tail"
         else:
-            cost = (
-                f"only {stable_tokens(after)} follow it, but the chat history after the "
-                f"system prompt is {rebilled(vol)}"
-                if vol.varies_per_request_or_user
-                else f"only {stable_tokens(after)} follow it"
-            )
-            advice = "move it into the latest user message" if vol.varies_per_request_or_user else "keep it at the tail"
+            cost = f"only {stable_tokens(after)} follow it"
+            advice = ("move it into the latest user message" if vol.varies_per_request_or_user
+                      else "keep it at the tail")
         rests_on = vol.evidence + (f"; assumes {vol.assumed}" if vol.assumed else "")
         if vol.confidence != "high":
             rests_on += f"; if it is fixed, add `{unit.expr.name}` to `stable` in config"
         message = f"{vol.kind} {what} {how_often(vol)} ({rests_on}); {cost}; {advice}"
+        key = (vol.kind, " ".join(unit.expr.source.split()))
+        if key in first and not unit.is_loop:
+            again[id(first[key])].append(ctx.template.position(span.start).line)
+            continue
         fixable, why_not = fix_status(ctx.template, unit, ctx.config.overrides, analysis=ctx.analysis)
-        yield ctx.finding(
+        finding = ctx.finding(
             CODE,
             NAME,
             span,
@@ -117,3 +132,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             confidence=vol.confidence,
             precision=vol.precision,
         )
+        found.append(finding)
+        again[id(finding)] = []
+        if not unit.is_loop:
+            first[key] = finding
+    for finding in found:
+        lines = sorted(set(again[id(finding)]) - {finding.line})
+        if lines:
+            where = ", ".join(map(str, lines[:-1])) + (" and " if len(lines) > 1 else "") + str(lines[-1])
+            finding.message += f" (it is also written on line{'s' if len(lines) > 1 else ''} {where})"
+        yield finding

@@ -288,3 +288,52 @@ def test_the_name_vocabulary_file_is_consistent() -> None:
 def test_a_places_name_is_a_deploy_constant(name: str) -> None:
     """A mountain hut's or a tower's name is where the agent is deployed, not who it serves."""
     assert _by_name((name,)) is None
+
+
+# --------------------------------------------------------------------------- people named by their role
+
+@pytest.mark.parametrize("name", ["inspector.name", "projectionist_email", "rigger.full_name"])
+def test_a_role_nouns_name_is_a_person(name: str) -> None:
+    assert _by_name(tuple(name.split("."))) is not None
+    assert _by_name(tuple(name.split(".")))[0] == "identity"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ["vendor.name", "server.name", "worker.name", "parser.name", "reminder_name"])
+def test_a_thing_named_like_a_role_is_not_a_person(name: str) -> None:
+    found_kind = _by_name(tuple(name.split(".")))
+    assert found_kind is None or found_kind[0] != "identity"
+
+
+def test_a_with_block_over_a_role_that_prints_a_name_is_a_person() -> None:
+    person = check_text(f"You support the booth.\n{{{{#with projectionist}}}}{{{{name}}}} is on tonight.{{{{/with}}}}\n{RULES}\n",
+                        syntax="mustache")
+    assert found(person) == [(2, "identity", "error")]
+    thing = check_text(f"You support the booth.\n{{{{#with vendor}}}}{{{{name}}}} built it.{{{{/with}}}}\n{RULES}\n",
+                       syntax="mustache")
+    assert found(thing) == []
+
+
+def test_data_under_a_line_that_says_when_it_was_refreshed_is_of_this_request() -> None:
+    text = ("You watch the sap lines.\nReadings refreshed {{ now().strftime('%H:%M') }}\nVacuum by line:\n"
+            "{% for line in tap_lines.values() %}- {{ line.name }}: {{ line.vacuum }}\n{% endfor %}\n\n" + RULES + "\n")
+    assert (4, "retrieval", "error") in found(check_text(text, syntax="jinja"))
+    # A paragraph break ends what the line dates.
+    apart = text.replace("Vacuum by line:\n", "\nVacuum by line:\n")
+    assert [f for f in found(check_text(apart, syntax="jinja")) if f[1] == "retrieval"] == []
+
+
+def test_counts_are_taken_for_the_request() -> None:
+    assert found(check_text(f"You assist the nursery.\n{{{{{{larvaeCounts}}}}}}\n{RULES}\n", syntax="mustache")) == [
+        (2, "retrieval", "error")]
+
+
+def test_a_name_and_address_of_whoever_is_on_duty_in_a_request_body_is_identity() -> None:
+    import json
+
+    rules = " ".join(f"Rule {i}: answer from the written procedure and cite it." for i in range(60))
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 512, "system": [
+        {"type": "text", "text": "Operator on duty: Ruth Calder <ruth.calder@sugarbush.example>"},
+        {"type": "text", "text": rules, "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "Is the evaporator running?"}]}
+    result = check_text(json.dumps(body, indent=2), syntax="json")
+    assert [(f.rule, f.kind) for f in result.findings if f.kind == "identity"] == [("PC201", "identity")]

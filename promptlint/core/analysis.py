@@ -21,7 +21,7 @@ from promptlint.core.suffixtokens import SuffixTokens
 from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.core.clocks import _CLOCK_CALLS
 from promptlint.core.lead import judge_by_label
-from promptlint.core.names import words
+from promptlint.core.names import PERSON_LEAVES, is_person_role, words
 from promptlint.core.volatility import Overrides, Volatility, classify, configured_stable, order_can_change
 
 # Stable loops nested up to this depth render two items each (see `render`).
@@ -166,7 +166,9 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                 flag = template.syntax == "mustache" and seg.kind == "section" and not _lists_items(seg)
                 if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS and not flag:
                     vol = classify(seg.expr, overrides, collection=True)
-                    if vol is None and by_label and seg.kind in _LOOP_BLOCKS:
+                    if vol is None and seg.kind == "with":
+                        vol = _person_record(seg, overrides)
+                    if vol is None and by_label and seg.kind in _LOOP_BLOCKS | {"with"}:
                         vol = (_by_label(template.source, seg.open.start, seg.expr, overrides) or (None, None))[0]
                     if vol is not None and vol.fixed_order:
                         vol = order_can_change(vol, _nearby(template.source, seg), seg.expr)
@@ -256,6 +258,23 @@ def worst_first(vol: Volatility) -> tuple[bool, int]:
     """A sort key: per-request/per-user values above session values above daily ones."""
     order = ("per-deploy", "per-day", "per-session", "per-request")
     return (vol.varies_per_request_or_user, order.index(vol.frequency))
+
+
+def _person_record(block: Block, overrides: Overrides | None) -> Volatility | None:
+    """A `{{#with inspector}}` block that prints the record's name: a person, named by
+    their role (the record's name alone says nothing the vocabulary knows)."""
+    assert block.expr is not None
+    if not block.expr.path or configured_stable(block.expr, overrides or Overrides()):
+        return None
+    role = (words(block.expr.path[-1]) or [""])[-1]
+    if not is_person_role(role):
+        return None
+    prints_name = any(isinstance(seg, Slot) and seg.expr.path and len(seg.expr.path) == 1
+                      and (words(seg.expr.path[0]) or [""])[-1] in PERSON_LEAVES for seg in block.body)
+    if not prints_name:
+        return None
+    return Volatility("identity", "per-session", f"judged by the name `{block.expr.name}`: a person, named by "
+                      "their role, whose name the block prints", assumed="the record is a person's")
 
 
 def _by_label(source: str, start: int, expr: Expr, overrides: Overrides | None) -> tuple[Volatility, Expr] | None:

@@ -109,6 +109,39 @@ def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
         return None  # a literal (`for s in ["inspect", "clean"]`) is what it says
     if any(w in _FIXED_NAME_WORDS for p in expr.paths for part in p for w in words(part)):
         return None
+    return _by_label(source, start, expr) or _refreshed_above(source, start)
+
+
+# "Readings refreshed {{ now() }}", "Stock updated at {time}": the lines below were fetched then.
+_REFRESHED_AT = re.compile(r"\b(?:refreshed|updated|fetched|synced|polled|pulled|taken|as of)(?: at| on)?:?$")
+
+
+def _refreshed_above(source: str, start: int) -> Volatility | None:
+    """A value that starts its line, in a paragraph whose first lines say when the data below
+    was refreshed, with the time as a value of its own: the data of this request."""
+    line_start = source.rfind("\n", 0, start) + 1
+    if source[line_start:start].strip():
+        return None
+    end = line_start - 1
+    for _ in range(2):
+        if end <= 0:
+            return None
+        above_start = source.rfind("\n", 0, end) + 1
+        raw = source[above_start:end]
+        if not raw.strip():
+            return None  # the paragraph ends
+        tag = _TAGS.search(raw)
+        if tag is not None:
+            said = _words_of(raw[: tag.start()]).lower()
+            if _REFRESHED_AT.search(said):
+                return Volatility("retrieval", "per-request", f"judged by the line above it ({said!r} and a time): "
+                                  "what follows was refreshed for this request", assumed="the line dates the data below")
+            return None
+        end = above_start - 1
+    return None
+
+
+def _by_label(source: str, start: int, expr: Expr) -> Volatility | None:
     label = label_before(source, start)
     if label is None:
         return None

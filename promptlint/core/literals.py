@@ -32,7 +32,8 @@ _LABELLED_EMAIL = re.compile(
 _USER_CONTEXT = re.compile(
     r"(?i)\b(?:you\s+are\s+(?:helping|talking\s+(?:to|with)|chatting\s+with|assisting|speaking\s+(?:to|with)|"
     r"serving|working\s+(?:for|with))|signed[- ]in|logged[- ]in|current\s+user|the\s+user\s+is|"
-    r"on\s+behalf\s+of|(?:user|customer|member|patient|client|student|guest|caller|employee|requester|"
+    r"on\s+behalf\s+of|on\s+(?:duty|shift|call|the\s+desk)\s*:|"
+    r"(?:user|customer|member|patient|client|student|guest|caller|employee|requester|operator|dispatcher|"
     r"account\s+holder)\s*:)"
 )
 

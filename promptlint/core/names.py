@@ -153,6 +153,8 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
                 weak = weak or (kind, frequency, word)
                 continue
             return (kind, frequency, word)
+    if weak is None and len(flat) > 1 and flat[-1] in PERSON_LEAVES and is_person_role(flat[-2]):
+        return ("identity", "per-session", flat[-2])  # `inspector.name`, `projectionist_email`
     if weak is None and len(flat) > 1 and flat[0] in ("current", "latest"):
         # `current_task`, `current_phase`, `latest_message`: where the conversation stands
         # now, which no fixed value is called (a fixed one says `version`, `year`, `model`).
@@ -185,6 +187,29 @@ def _is_role(word: str) -> bool:
     """A noun that names a person by what they do (`adjuster`, `officer`, `pharmacist`)."""
     return (len(word) > 5 and word.endswith(_ROLE_SUFFIXES) and word not in _ROLE_LIKE_THINGS
             and word not in _THINGS and word not in _STABLE_ROOTS)
+
+
+# Nouns of a role that name an organisation or a piece of software more often than a person.
+_NOT_PEOPLE = frozenset({"vendor", "partner", "supplier", "sponsor", "carrier", "dealer", "retailer", "publisher",
+                         "developer", "manufacturer", "insurer", "lender", "broker", "issuer", "distributor",
+                         "reseller", "merchant", "worker", "runner", "builder", "loader", "reader", "writer",
+                         "parser", "logger", "listener", "consumer", "producer", "exporter", "importer",
+                         "formatter", "linter", "compiler", "bundler", "installer", "launcher", "tracker",
+                         "crawler", "scraper", "renderer", "transformer", "encoder", "decoder", "tokenizer",
+                         "optimizer", "executor", "processor", "connector", "detector", "extractor", "collector",
+                         "selector", "validator", "iterator", "emitter", "wrapper", "helper", "mapper", "reducer",
+                         "resolver", "checker", "matcher", "modifier", "qualifier", "delimiter", "separator",
+                         "indicator", "behavior", "behaviour", "reminder", "disclaimer", "placeholder",
+                         "comment", "moment", "statement", "argument", "requirement", "assignment", "attachment",
+                         "intent", "extent", "current", "recent"})
+# The leaf of a path that is a person's name or address (`inspector.name`).
+PERSON_LEAVES = frozenset({"name", "fullname", "firstname", "lastname", "displayname", "nickname", "email",
+                            "phone", "initials"})
+
+
+def is_person_role(word: str) -> bool:
+    """A noun of a role that names a person (`inspector`, `projectionist`), not a thing."""
+    return _is_role(word) and word not in _NOT_PEOPLE
 
 
 _RETRIEVED = frozenset({"documents", "docs", "doc", "excerpt", "excerpts", "chunks", "passages", "snippets", "clauses",

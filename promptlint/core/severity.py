@@ -31,8 +31,19 @@ def severity_for(volatility: Volatility, stable_after: int, total: int) -> str:
     if volatility.frequency == "per-deploy":
         return "info"
     if volatility.varies_per_request_or_user:
-        return "error" if is_substantial(stable_after, total) else "warning"
+        if is_substantial(stable_after, total):
+            return "error"
+        return "warning" if history_pays(volatility) or not at_tail(stable_after) else "info"
     return "info" if at_tail(stable_after) else "warning"
+
+
+def history_pays(volatility: Volatility) -> bool:
+    """Whether the chat history after a value at the tail of a system prompt is re-billed
+    because of it. A user's name is the same on every call of that user's conversation,
+    and the history after it is that user's own: no other user's cache could have served
+    it. Anything else that varies (a request id, a session id, which a new process or a
+    resumed conversation may change, retrieval, memory, a tool order) still costs it."""
+    return not (volatility.kind == "identity" and volatility.frequency != "per-request")
 
 
 HOW_OFTEN = {
