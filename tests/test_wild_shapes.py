@@ -337,3 +337,31 @@ def test_a_name_and_address_of_whoever_is_on_duty_in_a_request_body_is_identity(
         "messages": [{"role": "user", "content": "Is the evaporator running?"}]}
     result = check_text(json.dumps(body, indent=2), syntax="json")
     assert [(f.rule, f.kind) for f in result.findings if f.kind == "identity"] == [("PC201", "identity")]
+
+
+@pytest.mark.parametrize("name", ["outfitter_name", "outfitterName", "studio_name"])
+def test_one_identifier_naming_the_business_is_not_a_person(name: str) -> None:
+    result = check_text(f"You are the launch desk assistant for {{{{{name}}}}}.\n{RULES}\n", syntax="mustache")
+    assert found(result) == []
+
+
+@pytest.mark.parametrize("name, kind", [("TOOL_GAUGE_PROMPT", None), ("MEMORY_RULES_PROMPT", None),
+                                        ("skills_prompt", "tool-order"), ("user_prompt", "identity")])
+def test_prompt_text_the_developers_wrote_is_stable(name: str, kind: str | None) -> None:
+    judged = _by_name(tuple(name.split(".")))
+    assert (judged[0] if judged else None) == kind
+
+
+@pytest.mark.parametrize("line, kind", [
+    ("Piano on file: ${PIANO_RECORD}", "retrieval"),
+    ("Working directory: ${DIRECTORY}", "environment"),
+    ("River gauge at the weir: ${gauge.level} m", "retrieval"),
+    ("Rider: ${rider.name}", "identity"),
+])
+def test_labels_and_words_of_the_case_at_hand(line: str, kind: str) -> None:
+    assert [f[1] for f in found(check_text(f"{line}\n{RULES}\n", syntax="dollar"))] == [kind]
+
+
+def test_a_label_that_says_what_the_user_asks_about() -> None:
+    text = f"Job card for the piece the customer is asking about:\n{{job_card}}\n\n{RULES}\n"
+    assert found(check_text(text, syntax="format")) == [(2, "retrieval", "error")]

@@ -32,7 +32,8 @@ _NOT_THIS = frozenset({"prompt", "file", "section", "document", "page", "assista
                        "model", "persona", "skill", "instruction", "instructions", "block", "table", "week",
                        "month", "year", "quarter", "home", "house", "household", "building"})
 _NOW_PHRASES = re.compile(
-    r"\b(?:so far|right now|at the moment|as of|up to date|real[- ]time|on site|in play|this (?P<scope>[a-z]+))\b"
+    r"\b(?:so far|right now|at the moment|as of|up to date|real[- ]time|on site|in play|on file|on record|"
+    r"(?:is|are|was|were) asking about|asked about|asks about|in question|at hand|this (?P<scope>[a-z]+))\b"
 )
 # A label that names who the assistant is speaking with or working for now.
 _PERSON_PHRASES = re.compile(
@@ -161,7 +162,7 @@ def _by_label(source: str, start: int, expr: Expr) -> Volatility | None:
     # The head of the label names the value ("Adventurers in this session": adventurers).
     head = re.split(r"\b(?:in|on|for|of|from|at|during|to|with|by|since)\b", lower, maxsplit=1)[0]
     content = [w for w in words(head) if w not in _NOW]
-    found = _by_name(tuple(content)) if content else None
+    found = _by_name(("_".join(content),)) if content else None  # one name: phrases join ("working directory")
     marker = now or (phrase.group() if phrase else None)
     if marker is None:
         # No word of the moment: the label's own nouns may still name what changes

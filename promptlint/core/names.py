@@ -50,6 +50,8 @@ _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyrigh
                            "url", "uri", "link", "links", "endpoint", "homepage", "website",
                            # a standing timetable, not today's (`weekly_schedule`, `default_city`)
                            "weekly", "standard", "regular", "default", "usual", "typical"})
+# Words before `prompt` that make it what someone asked, not prompt text (`user_prompt`).
+_ASKED = frozenset({"user", "human", "input", "query", "latest", "last", "current", "customer", "caller"})
 # Calls and filters that put a collection in a fixed order.
 _SORTING = frozenset({"sort", "sorted", "dictsort", "tosorted", "sortby", "sort_by", "orderby", "localecompare"})
 # Words that say nothing on their own and defer to the rest of the path.
@@ -105,6 +107,11 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     fixed = (parts[0] and parts[0][0] in _STABLE_ROOTS) or _STABLE_WORDS.intersection(flat)
     if fixed and not (_RETRIEVED.intersection(flat) and flat[0] in ("policy", "policies")):
         return None  # `policy_date`, `agent_name`; but `policy_excerpts` are passages fetched for the question
+    if flat[-1] in ("prompt", "prompts") and len(flat) > 1 and not _ASKED.intersection(flat[:-1]) and not (
+            flat[-2].endswith("s") and (_lookup(flat[-2]) or ("",))[0] == "tool-order"):
+        # `TOOL_GAUGE_PROMPT`: prompt text the developers wrote; not `user_prompt` (what was
+        # asked) nor `skills_prompt` (a catalogue rendered into prompt text).
+        return None
     if flat[-1] == "log" and len(flat) > 1:
         return ("retrieval", "per-request", "_".join(flat))  # `deploy_log`, `training_log` (not `log_level`)
     if _is_pinned(path):
@@ -153,8 +160,11 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
                 weak = weak or (kind, frequency, word)
                 continue
             return (kind, frequency, word)
-    if weak is None and len(flat) > 1 and flat[-1] in PERSON_LEAVES and is_person_role(flat[-2]):
-        return ("identity", "per-session", flat[-2])  # `inspector.name`, `projectionist_email`
+    # `inspector.name`, `rider.email`: a record of a person, named by their role. Not one
+    # identifier (`outfitter_name` is the business the assistant is deployed for).
+    if (weak is None and len(parts) > 1 and parts[-1] and parts[-1][-1] in PERSON_LEAVES and parts[-2]
+            and is_person_role(parts[-2][-1])):
+        return ("identity", "per-session", parts[-2][-1])
     if weak is None and len(flat) > 1 and flat[0] in ("current", "latest"):
         # `current_task`, `current_phase`, `latest_message`: where the conversation stands
         # now, which no fixed value is called (a fixed one says `version`, `year`, `model`).
