@@ -20,16 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from promptlint import config as config_mod
-from promptlint.core import suppress, tokens
-from promptlint.core.analysis import analyze
+from promptlint.core import tokens
 from promptlint.config import Config, ConfigError
-from promptlint.core.context import RuleContext
 from promptlint.core.findings import FileResult, Finding, Report, one_line, severity_rank
 from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
 from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
-from promptlint.loaders.code import may_hold_prompt
 from promptlint.project import CachedFile, CheckedFile, Project, extends_resolver, include_problem, include_resolver
-from promptlint.registry import rules
 from promptlint.resultcache import ResultCache
 from promptlint.targets import PathArg, Paths, as_paths, gather
 
@@ -80,6 +76,13 @@ def _set_role(template: Template, config: Config) -> Template:
 
 
 def _check_template(template: Template, config: Config, model: str | None = None) -> CheckedFile:
+    # The engine is imported here, not with the module: a run whose files all hit the
+    # result cache never loads it.
+    from promptlint.core import suppress
+    from promptlint.core.analysis import analyze
+    from promptlint.core.context import RuleContext
+    from promptlint.registry import rules
+
     encoding = tokens.encoding_name_for_model(model or config.target_model)
     # A code file may build several prompts: each is analysed on its own (see
     # promptlint.loaders.code), and the file reports their findings and summed figures.
@@ -199,6 +202,8 @@ def _check_file(
                                                  file_config), file_config)
 
             return result, CachedFile(path, config, result, load)
+        from promptlint.loaders.code import may_hold_prompt
+
         if (chosen or detect_syntax(path, "")) in CODE_SYNTAXES and not may_hold_prompt(data, config.prompt_names):
             raise SkippedCode(None)  # the sniff: no word a prompt is built with
         template = _set_role(load_bytes(path, data, chosen, evidence, config.prompt_names), config)
@@ -400,6 +405,8 @@ def _drop_blocks_children_fill(project: Project, report: Report) -> None:
     """An empty `{% block %}` of a base layout is judged by its name only while no checked
     template fills it: a child that does is judged where the block renders (its own
     content, in the layout's place), and the layout then says nothing of that block."""
+    if not any(child.has_includes for child in project.files):
+        return  # no child extends a layout (nor does the engine need loading to say so)
     from promptlint.core.analysis import renders_nothing
     from promptlint.project import resolve_include
 
@@ -436,6 +443,8 @@ def _project_rules(cache: ResultCache | None) -> list[ModuleType]:
     import importlib
 
     def find() -> list[str]:
+        from promptlint.registry import rules
+
         return [rule.__name__ for rule in rules() if hasattr(rule, "check_project")]
 
     names = cache.project_rules(find) if cache is not None else find()
@@ -470,6 +479,8 @@ def _check_project(project: Project, report: Report, cache: ResultCache | None =
                 continue
             if target is not None and checked is not None:
                 template = checked.template
+                from promptlint.core import suppress
+
                 if suppress.parse(template.source, template.syntax, template.statements).allows(finding):
                     target.findings.append(finding)
                     target.findings.sort(key=lambda f: f.sort_key)

@@ -12,12 +12,15 @@ from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path, PurePath
 from stat import S_ISREG
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from promptlint.core.findings import SEVERITIES
 from promptlint.core.ir import SYNTAXES
 from promptlint.core.tokens import DEFAULT_MODEL
-from promptlint.core.volatility import FREQUENCIES, KINDS, Overrides
+from promptlint.core.kinds import FREQUENCIES, KINDS
+
+if TYPE_CHECKING:
+    from promptlint.core.volatility import Overrides
 
 DEFAULT_INCLUDE: tuple[str, ...] = (
     "*.md", "*.markdown", "*.mdx", "*.txt", "*.prompt", "*.j2", "*.jinja", "*.jinja2",
@@ -101,6 +104,8 @@ class Config:
 
     @property
     def overrides(self) -> Overrides:
+        from promptlint.core.volatility import Overrides  # the engine's; a cache hit needs none
+
         return Overrides(stable=frozenset(self.stable), volatile=self.volatile, includes=self.includes,
                          extends=self.extends)
 

@@ -12,14 +12,17 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from promptlint.core import tokens
-from promptlint.core.analysis import Analysis, analyze
 from promptlint.config import Config
 from promptlint.core.findings import FileResult, Finding
 from promptlint.core.ir import Segment, Tag, Template
 from promptlint.loaders import LoadError, load_file
-from promptlint.core.volatility import Volatility
+
+if TYPE_CHECKING:  # the engine is imported only when a file is analysed (not on a cache hit)
+    from promptlint.core.analysis import Analysis
+    from promptlint.core.volatility import Volatility
 
 
 @dataclass
@@ -92,6 +95,8 @@ class Project:
             try:
                 template = load_file(str(path))
                 encoding = tokens.encoding_name_for_model(config.target_model)
+                from promptlint.core.analysis import analyze
+
                 self._loaded[key] = CheckedFile(str(path), template, analyze(template, encoding, config.overrides), config)
             except (LoadError, OSError):
                 self._loaded[key] = None
@@ -199,8 +204,6 @@ def extends_resolver(path: str, config: Config, project: Project) -> Callable[[T
 def include_resolver(path: str, config: Config, project: Project) -> Callable[[Tag], IncludedValue | None]:
     """For one file: the :class:`IncludedValue` of each include or partial whose file
     (or a file it includes, within the including file's project root) is volatile."""
-    from promptlint.core.analysis import worst_first
-
     root = project_root(path, config)
     owner = CheckedFile(path, Template(path, "", "", []), None, config)  # type: ignore[arg-type]
 
@@ -224,6 +227,8 @@ def include_resolver(path: str, config: Config, project: Project) -> Callable[[T
         units = units_of(target, 1, frozenset({str(target)}))
         if not units:
             return None
+        from promptlint.core.analysis import worst_first  # asked only while a file is analysed
+
         source_file, worst = max(units, key=lambda pair: worst_first(pair[1].volatility))
         return IncludedValue(worst.volatility, worst.expr.source, source_file, worst.segment)
 

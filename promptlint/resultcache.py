@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import fields
 from functools import cache
@@ -97,6 +96,8 @@ def _write_json(path: Path, data: dict[str, Any]) -> bool:
     concurrent runs; False when the cache folder cannot be written (that only costs speed)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile  # only a miss writes
+
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -52,7 +52,7 @@ from promptlint.config import Config
 from promptlint.core.findings import Finding
 from promptlint.project import CheckedFile, Project
 from promptlint.core.severity import how_often, rebilled, severity_for, stable_tokens
-from promptlint.core.volatility import Volatility
+from promptlint.core.kinds import Volatility
 
 CODE = "PC106"
 NAME = "assembly-order"

@@ -30,14 +30,16 @@ None.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from promptlint.core.analysis import Unit, worst_first
 from promptlint.core.findings import Finding
-from promptlint.core.fixability import fix_status
 from promptlint.core.ir import Block, Tag
 from promptlint.core.severity import how_often, rebilled, severity_for, stable_tokens
-from promptlint.core.volatility import Volatility
+from promptlint.core.kinds import Volatility
 from promptlint.project import CheckedFile, Project
+
+if TYPE_CHECKING:
+    from promptlint.core.analysis import Unit
 
 CODE = "PC104"
 NAME = "volatile-include"
@@ -49,6 +51,11 @@ def check_project(project: Project) -> Iterator[Finding]:
     for checked in list(project.files):
         if not checked.has_includes or checked.template.role == "user":
             continue  # no include, or the latest user turn: nothing after an include there is cached
+        # Imported once a file includes another (a run of files that include nothing, or
+        # that all hit the result cache, never loads the fix planner).
+        from promptlint.core.analysis import worst_first
+        from promptlint.core.fixability import fix_status
+
         for unit in checked.analysis.units:
             if not unit.is_include:
                 continue

@@ -124,12 +124,19 @@ def test_a_warm_run_imports_only_the_rules_that_read_several_files(write, long_r
     env = {**os.environ, "PROMPTLINT_CACHE_DIR": str(tmp_path / "cache")}
     probe = ("import sys, runpy; sys.argv = ['promptlint', 'check', 'a.j2']\n"
              "try:\n    runpy.run_module('promptlint', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "engine = ('promptlint.core.analysis', 'promptlint.core.fixability', 'promptlint.core.volatility',\n"
+             "          'tiktoken', 'jinja2')\n"
+             "print(sorted(m for m in engine if m in sys.modules), file=sys.stderr)\n"
              "print(sorted(m for m in sys.modules if m.startswith('promptlint.rules.')), file=sys.stderr)")
     runs = [subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
                            check=False) for _ in range(2)]
     cold, warm = (run.stderr.strip().splitlines()[-1] for run in runs)
     assert "volatile_before_stable" in cold  # the cold run analyses the file with every rule
     assert "volatile_before_stable" not in warm and "assembly_order" in warm
+    # Nor does it load the engine, the tokenizer or the template library.
+    cold_engine, warm_engine = (run.stderr.strip().splitlines()[-2] for run in runs)
+    assert "promptlint.core.analysis" in cold_engine and "jinja2" in cold_engine
+    assert warm_engine == "[]"
     assert runs[0].stdout == runs[1].stdout
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from promptlint.core.volatility import Volatility
+from promptlint.core.kinds import Volatility
 
 # "Substantial stable content after it": roughly 100+ tokens or 10 %+ of the prompt.
 SUBSTANTIAL_TOKENS = 100

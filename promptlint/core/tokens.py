@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import binascii
 from array import array
-import hashlib
 import threading
 from collections.abc import Callable, Sequence
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -41,6 +39,8 @@ def _shipped_bpe(name: str, expected_hash: str | None) -> dict[bytes, int]:
     from the file tiktoken publishes (:mod:`promptlint.core.ranktable`), else from the
     ``.tiktoken`` file itself, checked against tiktoken's published sha256."""
     if expected_hash is not None:
+        from importlib import resources  # not on a cache hit
+
         table = resources.files("promptlint") / "data" / f"{name}.ranks"
         try:
             data = table.read_bytes()
@@ -57,6 +57,9 @@ def _shipped_bpe(name: str, expected_hash: str | None) -> dict[bytes, int]:
 
 def read_tiktoken_file(name: str, expected_hash: str | None) -> dict[bytes, int]:
     """The ranks in the shipped ``<name>.tiktoken``, checked against ``expected_hash``."""
+    import hashlib
+    from importlib import resources
+
     resource = resources.files("promptlint") / "data" / f"{name}.tiktoken"
     try:
         data = resource.read_bytes()
