@@ -78,7 +78,7 @@ def test_sha256_check_rejects_a_tampered_file(monkeypatch: pytest.MonkeyPatch, t
     first, rest = real.split(b"\n", 1)
     token, rank = first.split()
     (tampered_dir / "data" / "cl100k_base.tiktoken").write_bytes(token + b" " + str(int(rank) + 1).encode() + b"\n" + rest)
-    monkeypatch.setattr(tokens.resources, "files", lambda package: tampered_dir)
+    monkeypatch.setattr(resources, "files", lambda package: tampered_dir)
     with pytest.raises(tokens.TokenizerError, match="does not match"):
         tokens._shipped_bpe("cl100k_base", expected)
 
