@@ -113,7 +113,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             rests_on += f"; if it is fixed, add `{unit.expr.name}` to `stable` in config"
         message = f"{vol.kind} {what} {how_often(vol)} ({rests_on}); {cost}; {advice}"
         key = (vol.kind, " ".join(unit.expr.source.split()))
-        if key in first and not unit.is_loop:
+        if key in first:
             again[id(first[key])].append(ctx.template.position(span.start).line)
             continue
         fixable, why_not = fix_status(ctx.template, unit, ctx.config.overrides, analysis=ctx.analysis)
@@ -134,8 +134,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         )
         found.append(finding)
         again[id(finding)] = []
-        if not unit.is_loop:
-            first[key] = finding
+        first[key] = finding
     for finding in found:
         lines = sorted(set(again[id(finding)]) - {finding.line})
         if lines:

@@ -365,3 +365,60 @@ def test_labels_and_words_of_the_case_at_hand(line: str, kind: str) -> None:
 def test_a_label_that_says_what_the_user_asks_about() -> None:
     text = f"Job card for the piece the customer is asking about:\n{{job_card}}\n\n{RULES}\n"
     assert found(check_text(text, syntax="format")) == [(2, "retrieval", "error")]
+
+
+# --------------------------------------------------------------------------- shapes from wild-13
+
+def test_a_handlebars_raw_block_renders_verbatim_and_tiles() -> None:
+    source = f"Rules.\n{{{{{{{{raw}}}}}}}}Fields: {{{{sessionDay}}}}, {{{{guestName}}}}{{{{{{{{/raw}}}}}}}}\n{RULES}\n"
+    template = load_text("notice.hbs", source)
+    assert_tiles(template)
+    assert found(check_text(source, syntax="mustache")) == []
+    with pytest.raises(LoadError, match="unclosed Handlebars raw block"):
+        load_text("broken.hbs", "x {{{{raw}}}} never closed")
+
+
+def test_values_under_a_user_message_heading_are_the_user_turn() -> None:
+    text = f"# Reprint desk\n{RULES}\n\n## User Message Template\n\nToday is {{{{current_date}}}}. Order {{{{order_number}}}}\n"
+    assert found(check_text(text, syntax="mustache")) == []
+    before = text.replace("## User Message Template\n", "## Notes\n")
+    assert found(check_text(before, syntax="mustache")) != []
+
+
+def test_a_record_under_the_line_that_names_the_user() -> None:
+    text = f"Buyer: ${{BUYER_NAME}}\nStanding order: ${{STANDING_ORDER}}\nCompany: ${{COMPANY_NAME}}\n{RULES}\n"
+    assert [(line, kind) for line, kind, _ in found(check_text(text, syntax="dollar"))] == [
+        (1, "identity"), (2, "retrieval")]
+
+
+def test_a_loop_written_twice_is_reported_once() -> None:
+    loop = "{% for hit in context %}- {{ hit.title }}\n{% endfor %}\n"
+    text = f"Sources:\n{loop}{RULES}\nSources again:\n{loop}{RULES}\n"
+    findings = [f for f in check_text(text, syntax="jinja").findings if f.rule == "PC101"]
+    assert [f.line for f in findings] == [2]
+    assert "also written on line" in findings[0].message
+
+
+@pytest.mark.parametrize("line", ["Wind at the top station: {{wind_speed_top}} km/h",
+                                  "Slots still free this week:\n{{#slots}}- {{day}}\n{{/slots}}"])
+def test_the_weather_now_and_what_is_still_free(line: str) -> None:
+    assert [f[1] for f in found(check_text(f"{line}\n{RULES}\n", syntax="mustache"))] == ["retrieval"]
+
+
+def test_an_organisations_own_address_is_configuration() -> None:
+    assert found(check_text(f"Questions go to ${{committeeEmail}}.\n{RULES}\n", syntax="dollar")) == []
+
+
+def test_it_is_a_time_in_a_request_body_is_a_clock() -> None:
+    import json
+
+    rules = " ".join(f"Rule {i}: answer from the written procedure and cite it." for i in range(80))
+    body = {"model": "gpt-5.5", "messages": [
+        {"role": "system", "content": "It is 18:42 on Thursday 5 March at the wall."},
+        {"role": "system", "content": rules},
+        {"role": "user", "content": "Is the bouldering room open?"}]}
+    kinds = {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
+    assert "timestamp" in kinds
+    quiet = json.dumps({**body, "messages": [{"role": "system", "content": "It is a climbing wall. " + rules},
+                                              body["messages"][2]]}, indent=2)
+    assert "timestamp" not in {f.kind for f in check_text(quiet, syntax="json").findings}

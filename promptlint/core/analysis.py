@@ -12,6 +12,7 @@ sample values, every branch of a conditional is rendered once and every loop twi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,7 +21,7 @@ from promptlint.core import tokens
 from promptlint.core.suffixtokens import SuffixTokens
 from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.core.clocks import _CLOCK_CALLS
-from promptlint.core.lead import judge_by_label
+from promptlint.core.lead import judge_by_label, record_of_person_above
 from promptlint.core.names import PERSON_LEAVES, is_person_role, words
 from promptlint.core.volatility import Overrides, Volatility, classify, configured_stable, order_can_change
 
@@ -137,6 +138,9 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                 judged = _judge_slot(seg, overrides)
                 if judged is None and by_label:
                     judged = _by_label(template.source, seg.span.start, seg.expr, overrides)
+                if judged is None and by_label and _under_person(template, seg, units, overrides):
+                    record = record_of_person_above(template.source, seg.span.start, seg.expr)
+                    judged = None if record is None else (record, seg.expr)
                 if judged is not None:
                     units.append(Unit(seg, judged[0], judged[1], depth))
             elif isinstance(seg, Tag):
@@ -193,7 +197,27 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                 _inner_loops(seg.body, depth + 1)
 
     visit(template.segments, frozenset(), 0)
+    cut = _user_turn_start(template)
+    if cut is not None:
+        # What a "User message template" heading introduces is the latest user turn, after
+        # which nothing is cached: its values cost nothing.
+        units = [u for u in units if (u.segment.open.start if isinstance(u.segment, Block) else u.segment.span.start) < cut]
     return units
+
+
+# A heading that says the rest of the file is the user's message ("## User Message Template").
+_USER_TURN_HEADING = re.compile(
+    r"(?im)^[ \t]*#{1,6}[ \t]*(?:the[ \t]+)?(?:user|human|customer)(?:'s)?[ \t]+(?:message|prompt|turn|input|query)"
+    r"(?:[ \t]+template)?[ \t]*:?[ \t]*$"
+)
+
+
+def _user_turn_start(template: Template) -> int | None:
+    """Where a prompt file's own heading starts its latest user turn (text prompts only)."""
+    if template.syntax in CODE_SYNTAXES or template.syntax == "json" or "#" not in template.source:
+        return None
+    found = _USER_TURN_HEADING.search(template.source)
+    return found.start() if found is not None else None
 
 
 def units_of(template: Template, overrides: Overrides | None = None) -> list[Unit]:
@@ -258,6 +282,26 @@ def worst_first(vol: Volatility) -> tuple[bool, int]:
     """A sort key: per-request/per-user values above session values above daily ones."""
     order = ("per-deploy", "per-day", "per-session", "per-request")
     return (vol.varies_per_request_or_user, order.index(vol.frequency))
+
+
+def _under_person(template: Template, slot: Slot, units: list[Unit], overrides: Overrides | None) -> bool:
+    """Whether the last unit found is a person's identity on the line just above ``slot``,
+    and ``slot``'s name is not configured stable (and says nothing the vocabulary knows)."""
+    if not units or units[-1].volatility.kind != "identity" or configured_stable(slot.expr, overrides or Overrides()):
+        return False
+    if any(_by_name_says(part) for path in slot.expr.paths for part in path):
+        return False
+    last = units[-1].segment
+    above = template.position(last.open.start if isinstance(last, Block) else last.span.start).line
+    return template.position(slot.span.start).line == above + 1
+
+
+def _by_name_says(part: str) -> bool:
+    """Whether a word of a name is one the vocabulary or its fixed words judge (a stable
+    `company_name` is judged too: it is not left to the line above)."""
+    from promptlint.core.names import _STABLE_ROOTS, _STABLE_WORDS, _lookup
+
+    return any(_lookup(w) is not None or w in _STABLE_ROOTS or w in _STABLE_WORDS for w in words(part))
 
 
 def _person_record(block: Block, overrides: Overrides | None) -> Volatility | None:

@@ -33,7 +33,8 @@ _NOT_THIS = frozenset({"prompt", "file", "section", "document", "page", "assista
                        "month", "year", "quarter", "home", "house", "household", "building"})
 _NOW_PHRASES = re.compile(
     r"\b(?:so far|right now|at the moment|as of|up to date|real[- ]time|on site|in play|on file|on record|"
-    r"(?:is|are|was|were) asking about|asked about|asks about|in question|at hand|this (?P<scope>[a-z]+))\b"
+    r"(?:is|are|was|were) asking about|asked about|asks about|in question|at hand|"
+    r"still (?:free|open|available|left|unsold|unbooked)|this (?P<scope>[a-z]+))\b"
 )
 # A label that names who the assistant is speaking with or working for now.
 _PERSON_PHRASES = re.compile(
@@ -115,6 +116,20 @@ def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
 
 # "Readings refreshed {{ now() }}", "Stock updated at {time}": the lines below were fetched then.
 _REFRESHED_AT = re.compile(r"\b(?:refreshed|updated|fetched|synced|polled|pulled|taken|as of)(?: at| on)?:?$")
+
+
+def record_of_person_above(source: str, start: int, expr: Expr) -> Volatility | None:
+    """A "Label: value" line right under a line that names the user ("Buyer: {name}" then
+    "Standing order: {order}"): the value is a record of that person, looked up for them.
+    The caller has found the person on the line above; a fixed name is never judged."""
+    if not expr.paths or any(w in _FIXED_NAME_WORDS for p in expr.paths for part in p for w in words(part)):
+        return None
+    label = label_before(source, start)
+    line_start = source.rfind("\n", 0, start) + 1
+    if label is None or not label.endswith(":") or not source[line_start:start].strip():
+        return None  # only a label on the value's own line
+    return Volatility("retrieval", "per-request", f"judged by the label before it ({label!r}) under the line that "
+                      "names the user: a record of theirs, looked up for them", assumed="the line describes the user")
 
 
 def _refreshed_above(source: str, start: int) -> Volatility | None:

@@ -234,7 +234,10 @@ _THINGS = frozenset({"repo", "repository", "project", "org", "organization", "te
                      "tool", "dataset", "database", "table", "service", "package", "library", "course", "group",
                      "store", "shop", "business", "site", "brand", "device", "agent", "bot", "assistant", "support",
                      "contact", "hr", "clinic", "help", "helpdesk", "sales", "office", "billing", "admin", "noreply",
-                     "team", "department", "school", "hotel", "restaurant", "hospital", "bank", "firm"})
+                     "team", "department", "school", "hotel", "restaurant", "hospital", "bank", "firm",
+                     # bodies of the organisation the assistant serves (`committeeEmail`)
+                     "committee", "board", "council", "society", "club", "association", "reception",
+                     "frontdesk", "desk", "secretary"})
 
 
 # Words that name a kind of content so general that a more specific word in the same name

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from functools import lru_cache
 
 from promptlint.core.findings import one_line
@@ -96,6 +97,23 @@ class _Parser:
             return None
         return line_start, line_end
 
+    def _raw_block(self, start: int, body: list[Segment], flush: Callable[[int], None]) -> int:
+        """Read the raw block opening at ``start`` into ``body`` (its tags render nothing, its
+        content as written); where the text after it starts."""
+        open_end = self.source.find("}}}}", start + 4)
+        name = self.source[start + 4 : open_end].strip() if open_end >= 0 else ""
+        closing = f"{{{{{{{{/{name}}}}}}}}}"
+        close_at = self.source.find(closing, open_end) if name else -1
+        if close_at < 0:
+            line = self.source.count("\n", 0, start) + 1
+            raise LoadError(f"unclosed Handlebars raw block {self.source[start:start + 20]!r}", line=line)
+        flush(start)
+        body.append(Text(Span(start, open_end + 4), ""))
+        if close_at > open_end + 4:
+            body.append(Text(Span(open_end + 4, close_at), self.source[open_end + 4 : close_at]))
+        body.append(Text(Span(close_at, close_at + len(closing)), ""))
+        return close_at + len(closing)
+
     def parse(self) -> list[Segment]:
         root: list[Segment] = []
         stack: list[tuple[Block, str]] = []
@@ -120,6 +138,10 @@ class _Parser:
                 text_start = start
                 close_at = self.source.find("}}", start + 2)
                 cursor = len(self.source) if close_at < 0 else close_at + 2
+                continue
+            if self.open == "{{" and self.source.startswith("{{{{", start):
+                # Handlebars' raw block, `{{{{raw}}}} … {{{{/raw}}}}`: its content renders verbatim.
+                cursor = text_start = self._raw_block(start, body(), flush)
                 continue
             triple = self.open == "{{" and self.source.startswith("{{{", start)
             close = "}}}" if triple else self.close
