@@ -422,3 +422,27 @@ def test_it_is_a_time_in_a_request_body_is_a_clock() -> None:
     quiet = json.dumps({**body, "messages": [{"role": "system", "content": "It is a climbing wall. " + rules},
                                               body["messages"][2]]}, indent=2)
     assert "timestamp" not in {f.kind for f in check_text(quiet, syntax="json").findings}
+
+
+# --------------------------------------------------------------------------- shapes from wild-14
+
+def test_a_tmpl_file_of_go_functions_is_go() -> None:
+    source = ('Today is {{ now | date "Mon 02 Jan 2006" }}.\n\nShared notes (rewritten after each session):\n'
+              '{{ includeFile ".forge/notes.md" }}\n\nWorkshop repository changes:\n{{ exec "git status --short" }}\n\n'
+              f"{RULES}\n")
+    assert infer_syntax("notes.tmpl", source).syntax == "go"
+    assert infer_syntax("plain.tmpl", "Hello ${name}.\n").syntax == "dollar"
+    assert [(line, kind) for line, kind, _ in found(check_text(source, syntax="go"))] == [
+        (1, "timestamp"), (4, "memory"), (7, "environment")]
+
+
+def test_a_loop_is_judged_by_the_readings_its_items_print() -> None:
+    probes = "Probes:\n{% for probe in still_probes.values() %}- {{ probe.temperature_c }} C\n{% endfor %}\n"
+    assert found(check_text(probes + RULES + "\n", syntax="jinja")) == [(2, "retrieval", "error")]
+    holidays = "Holidays:\n{% for h in holidays %}- {{ h.date }} {{ h.name }}\n{% endfor %}\n"
+    assert found(check_text(holidays + RULES + "\n", syntax="jinja")) == []
+
+
+@pytest.mark.parametrize("name", ["GitLatestCommit", "GitHasChanges"])
+def test_git_state_named_in_words_is_live_environment(name: str) -> None:
+    assert _by_name((name,)) is not None and _by_name((name,))[0] == "environment"  # type: ignore[index]

@@ -174,6 +174,8 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                         vol = _person_record(seg, overrides)
                     if vol is None and by_label and seg.kind in _LOOP_BLOCKS | {"with"}:
                         vol = (_by_label(template.source, seg.open.start, seg.expr, overrides) or (None, None))[0]
+                    if vol is None and seg.kind in _LOOP_BLOCKS and seg.loop_vars:
+                        vol = _by_item_fields(seg, overrides)
                     if vol is not None and vol.fixed_order:
                         vol = order_can_change(vol, _nearby(template.source, seg), seg.expr)
                     if vol is not None and not (seg.sorted and vol.kind == "tool-order"):
@@ -282,6 +284,25 @@ def worst_first(vol: Volatility) -> tuple[bool, int]:
     """A sort key: per-request/per-user values above session values above daily ones."""
     order = ("per-deploy", "per-day", "per-session", "per-request")
     return (vol.varies_per_request_or_user, order.index(vol.frequency))
+
+
+def _by_item_fields(loop: Block, overrides: Overrides | None) -> Volatility | None:
+    """A loop whose name says nothing, judged by the fields its items print: a reading the
+    vocabulary knows (`{{ probe.temperature_c }}`) makes the list one taken for this request.
+    Only retrieval is read this way (an item's `date` or `email` says nothing of the list)."""
+    assert loop.expr is not None
+    if configured_stable(loop.expr, overrides or Overrides()):
+        return None
+    from promptlint.core.names import _by_name
+
+    for seg in walk(loop.body):
+        if not isinstance(seg, Slot) or seg.expr.root not in loop.loop_vars or len(seg.expr.path) < 2:
+            continue
+        judged = _by_name((seg.expr.path[-1],))
+        if judged is not None and judged[0] == "retrieval" and judged[1] == "per-request":
+            return Volatility("retrieval", "per-request", f"judged by what its items print (`{seg.expr.source}`): "
+                              f"{judged[2]!r}, taken for this request", assumed="the list is read for this request")
+    return None
 
 
 def _under_person(template: Template, slot: Slot, units: list[Unit], overrides: Overrides | None) -> bool:

@@ -175,7 +175,9 @@ def _by_label(source: str, start: int, expr: Expr) -> Volatility | None:
                           f"judged by the label before it ({label!r}): who the assistant works with now",
                           assumed=correct)
     # The head of the label names the value ("Adventurers in this session": adventurers).
-    head = re.split(r"\b(?:in|on|for|of|from|at|during|to|with|by|since)\b", lower, maxsplit=1)[0]
+    # An aside in parentheses says more about the value, not what it is.
+    head = re.split(r"\b(?:in|on|for|of|from|at|during|to|with|by|since)\b", re.sub(r"\([^)]*\)", " ", lower),
+                    maxsplit=1)[0]
     content = [w for w in words(head) if w not in _NOW]
     found = _by_name(("_".join(content),)) if content else None  # one name: phrases join ("working directory")
     marker = now or (phrase.group() if phrase else None)

@@ -236,6 +236,9 @@ def infer_syntax(path: str, text: str, default: str | None = None) -> Inference:
 _GO_FIELD = re.compile(r"\{\{-?\s*\$?\.([A-Za-z_]\w*)")
 _GO_ACTION = re.compile(r"\{\{-?\s*(?:if|range|with|block|define|template)\s")
 _GO_END = re.compile(r"\{\{-?\s*end\s*-?\}\}")
+# `{{ exec "git status" }}`, `{{ now | date "2006-01-02" }}`: a function given a quoted argument
+# without parentheses (a Jinja filter takes its arguments in parentheses).
+_GO_CALL = re.compile(r"\{\{-?\s*((?:[a-z]\w*\s*\|\s*)*[a-z]\w*)\s+\"")
 
 
 # "| `{{USER_NAME}}` | the user's name |", "- `{{CURRENT_DATE}}`: today's date"
@@ -314,6 +317,9 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         return Inference("mustache", f"inferred from content: {what}", True)
     dollars = [m.group(1).strip() for m in _DOLLAR_MARKERS.finditer(body)]
     if suffix == ".tmpl":
+        calls = _GO_CALL.findall(body) if not dollars else []
+        if calls:  # `{{ now | date "Mon 02 Jan" }}`, `{{ exec "git status" }}`: Go (sprig) functions
+            return Inference("go", f"inferred from content: {_names(calls, 'Go template function calls')}", True)
         return Inference("dollar", "extension .tmpl", False)
     if dollars:  # `${` is template syntax wherever it stands outside a code example
         return Inference("dollar", f"inferred from content: {_names(dollars, '`${name}` placeholders')}", True)

@@ -33,7 +33,9 @@ _TIME_WORD = (
 )
 _CLOCK_LABEL = re.compile(
     r"(?im)\b(?:(?:current\s+(?:date\s*(?:and|&|/)\s*)?time|local\s+time|time\s+now|now|timestamp)\s*(?:is|:|=)"
-    r"|the\s+time\s+is\s*:?|^it(?:\s+is|'s)(?=\s+\d{1,2}:\d{2}\b))[ \t]*(?P<value>" + _TIME_WORD + r"(?:,?[ \t]+" + _TIME_WORD + r"|,(?=\s*\d))*)"
+    r"|the\s+time\s+is\s*:?|^it(?:\s+is|'s)(?=\s+\d{1,2}:\d{2}\b)"
+    r"|(?:generated|prepared|produced|rendered|refreshed|updated)(?:\s+(?:at|on))?(?=\s+[^\n]{0,40}\d{1,2}:\d{2}\b))"
+    r"[ \t]*(?P<value>" + _TIME_WORD + r"(?:,?[ \t]+" + _TIME_WORD + r"|,(?=\s*\d))*)"
 )
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _LABELLED_ID = re.compile(
