@@ -14,8 +14,12 @@ to the second under a label that says it is the time now or when the text was pr
 ("Current time: 2025-11-03T16:42:09Z", "Generated on 2025-11-03 at 07:12:44Z") is a
 per-request value (*error* before 100+ stable tokens), and a signed-in user's name and
 e-mail ("You are helping Dana Whitfield (dana@…)") differs per user (*error* likewise).
-Everything else is low-confidence (the text may be a fixed example) and reported at
-*info* severity, and so is everything in a file that says at its top that it is a capture
+A file that holds such a value, or several values of this moment under their labels (a
+"Current date: 2026-03-14", a "Current time: 14:07", a "Working directory: /home/…", an
+"Operating system: linux"), is a render (a snapshot of what a template sent): each of those
+values is rated by where it stands too (a day date, a working directory: *warning* before
+stable text). Everything else is low-confidence (the text may be a fixed example) and
+reported at *info* severity, and so is everything in a file that says at its top that it is a capture
 of one rendering (a gateway log, a trace dump, a snapshot saved for debugging): a record
 is not the text that is sent.
 
@@ -102,53 +106,119 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     fenced = _fenced_lines(template.source)
     tokens_after = _tokens_after(ctx)
     capture = _is_capture(template.source)
+    strong: list[tuple[int, literals.Rendered]] = []  # (the text's offset, the value in it)
+    weak: list[tuple[int, int, str]] = []  # (start, end, what) in the file
     for text in _texts(template.segments):
         source = template.source[text.span.start : text.span.end]
         # Escaped or stripped text differs from the source; only exact copies are read.
         if source != text.text:
             continue
-        strong = [
+        found = [
             r for r in literals.scan(source)
             if template.position(text.span.start + r.start).line not in fenced
             and not _EXAMPLE.search(_line_at(source, r.start))
         ]
-        if capture:
-            strong = []  # a record of one rendering, not the text that is sent: low confidence
-        for value in strong:
-            yield _rendered(ctx, text.span.start, source, value, tokens_after)
-        if not _DIGIT.search(source):
-            continue  # every value ``_scan`` finds has a digit: most texts have none to read
+        if not capture:  # a record of one rendering, not the text that is sent: low confidence
+            strong += [(text.span.start, r) for r in found]
+        if not _DIGIT.search(source) and ":" not in source and "=" not in source:
+            continue  # every value found has a digit or follows a label: most texts have neither
         offset = text.span.start
         for line in source.splitlines(keepends=True):
-            if not _DIGIT.search(line):
-                offset += len(line)
-                continue
-            number = template.position(offset).line
-            if number in fenced or _EXAMPLE.search(line):
-                offset += len(line)
-                continue
-            for start, end, what in _scan(line):
-                if any(v.start < offset - text.span.start + end and offset - text.span.start + start < v.end
-                       for v in strong):
-                    continue  # already reported as rendered, at its level
-                after = tokens_after(offset + end)
-                yield ctx.finding(
-                    CODE,
-                    NAME,
-                    Span(offset + start, offset + end),
-                    severity="info",
-                    message=(
-                        f"literal {what} in static text looks rendered for one request; if code rewrites "
-                        f"this file, the {after:,} tokens after it miss the cache each time it does "
-                        "(low confidence: ignore it if the value is fixed)"
-                    ),
-                    kind="timestamp" if "time" in what else "session-id",
-                    frequency="per-request",
-                    tokens_lost=after,
-                    evidence=f"literal text {line[start:end].strip()!r}",
-                    confidence="low",
-                )
+            digit, label = _DIGIT.search(line), ":" in line or "=" in line
+            if (digit or label) and template.position(offset).line not in fenced and not _EXAMPLE.search(line):
+                for start, end, what in [*(_scan(line) if digit else ()), *(_moment(line) if label else ())]:
+                    if not any(base + v.start < offset + end and offset + start < base + v.end for base, v in strong):
+                        weak.append((offset + start, offset + end, what))
             offset += len(line)
+    for base, value in strong:
+        yield _rendered(ctx, base, template.source[base:], value, tokens_after)
+    # A file that holds a value rendered for one request, or several values of this moment
+    # under their labels (a date, a time, a working directory), is a render: its values
+    # cost what a template's would.
+    render = not capture and (bool(strong) or len({what for _, _, what in weak}) >= 2)
+    seen: set[tuple[int, int]] = set()
+    for start, end, what in sorted(weak):
+        if (start, end) in seen:
+            continue
+        seen.add((start, end))
+        after = tokens_after(end)
+        literal = template.source[start:end]
+        if render:
+            yield _rated(ctx, start, end, what, literal, after)
+        elif what in _LOW_CONFIDENCE:
+            yield ctx.finding(
+                CODE,
+                NAME,
+                Span(start, end),
+                severity="info",
+                message=(
+                    f"literal {what} in static text looks rendered for one request; if code rewrites "
+                    f"this file, the {after:,} tokens after it miss the cache each time it does "
+                    "(low confidence: ignore it if the value is fixed)"
+                ),
+                kind="timestamp" if "time" in what else "session-id",
+                frequency="per-request",
+                tokens_lost=after,
+                evidence=f"literal text {literal.strip()!r}",
+                confidence="low",
+            )
+
+
+# What each literal is, once the file is known to be a render (kind, frequency, precision).
+_AS_RENDERED = {
+    "timestamp with a time of day": ("timestamp", "per-request", "minute"),
+    "time of day": ("timestamp", "per-request", "minute"),
+    "request or session id": ("session-id", "per-request", None),
+    "day date": ("timestamp", "per-day", "day"),
+    "working directory": ("environment", "per-session", None),
+    "operating system": ("environment", "per-session", None),
+}
+# Reported on their own (at info) in a file that is not known to be a render.
+_LOW_CONFIDENCE = frozenset({"timestamp with a time of day", "time of day", "request or session id"})
+
+
+def _rated(ctx: RuleContext, start: int, end: int, what: str, literal: str, after: int) -> Finding:
+    """A literal of a file that is a render, rated by where it stands like a template slot."""
+    kind, frequency, precision = _AS_RENDERED[what]
+    vol = Volatility(kind, frequency, f"literal {what} {literal.strip()!r} in a file that holds other values "
+                     "rendered for one request", precision=precision, confidence="medium")
+    severity = severity_for(vol, after, ctx.analysis.tokens)
+    return ctx.finding(
+        CODE,
+        NAME,
+        Span(start, end),
+        severity=severity,
+        message=(f"{kind} {literal.strip()!r} was rendered into this text ({vol.evidence}): the "
+                 f"{stable_tokens(after)} after it are {rebilled(vol)}; render it after the stable text, or "
+                 "into the latest user message"),
+        kind=kind,
+        frequency=frequency,
+        tokens_lost=after,
+        evidence=vol.evidence,
+        confidence="medium",
+    )
+
+
+# Values of this moment under the label a render gives them ("Current date: 2026-03-14",
+# "Working directory: /home/ops/logs", "Operating system: linux").
+_DAY_DATE = re.compile(
+    r"^\W*(?:current|today'?s|local)\s+date\s*[:=]\s*(?P<value>[^\n]*?\b\d{4}\b[^\n]*?)\s*\.?\s*$", re.IGNORECASE
+)
+_WORKDIR = re.compile(
+    r"^\W*(?:working|current)\s+(?:directory|dir|folder)\s*[:=]\s*(?P<value>(?:/|~/|[A-Za-z]:\\)\S*)", re.IGNORECASE
+)
+_OS = re.compile(
+    r"^\W*(?:operating\s+system|os|platform)\s*[:=]\s*(?P<value>(?:linux|darwin|macos|mac\s?os|windows|win32|ubuntu|"
+    r"debian|fedora)\b[^\n]*?)\s*$", re.IGNORECASE
+)
+
+
+def _moment(line: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, description) of each labelled value of this moment on one line."""
+    for pattern, what in ((_DAY_DATE, "day date"), (_WORKDIR, "working directory"), (_OS, "operating system")):
+        found = pattern.match(line.rstrip("\r\n"))
+        if found is not None and not _ISO_DATETIME.search(found.group("value")):
+            yield found.start("value"), found.end("value"), what
 
 
 # A file that says, at its top, that it is a capture of one rendering (a gateway log, a
