@@ -141,6 +141,8 @@ def check(
         ignore=_codes(ignore, "--ignore"),
         fail_on=fail_on,
         hook=hook,
+        # Only JSON and SARIF say whether a finding is fixable: the other reports skip planning it.
+        plan_fixes=output_format in ("json", "sarif"),
     )
     if changed_since is not None:
         from promptlint import changed

@@ -91,6 +91,10 @@ class Config:
     # the template an `{% extends %}` names.
     includes: Callable[[Any], Any] | None = None
     extends: Callable[[Any, str], Any] | None = None
+    # Set by the command line (not a config key): whether findings say if `promptlint fix`
+    # fixes them. The text report does not show it, and planning the fix is half a check's
+    # time; JSON, SARIF and the Python API do.
+    plan_fixes: bool = True
 
     @property
     def target_model(self) -> str:
@@ -126,7 +130,8 @@ class Config:
         return replace(self, **{k: v for k, v in options.items() if v is not None})
 
 
-_KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends"}
+_KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends",
+                                                                "plan-fixes"}
 _ASSEMBLY_KEYS = {"order", "files", "root", "volatile", "stable"}
 
 

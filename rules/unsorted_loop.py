@@ -47,7 +47,6 @@ from collections.abc import Iterator
 
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.fixability import fix_status
 from promptlint.core.severity import rebilled, severity_for, stable_tokens
 
 CODE = "PC102"
@@ -89,7 +88,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 f"loop over `{unit.expr.source}` is not sorted: its order can change between processes "
                 f"({vol.evidence}), and {stable_tokens(after)} after it are {rebilled(vol)}; {advice}"
             )
-        fixable, why_not = fix_status(ctx.template, unit, ctx.config.overrides, analysis=ctx.analysis)
+        fixable, why_not = ctx.fix_status(unit)
         yield ctx.finding(
             CODE,
             NAME,

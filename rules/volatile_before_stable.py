@@ -59,7 +59,6 @@ from collections.abc import Iterator
 
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.fixability import fix_status
 from promptlint.core.severity import at_tail, history_pays, how_often, is_substantial, rebilled, severity_for, stable_tokens
 
 CODE = "PC101"
@@ -116,7 +115,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if key in first:
             again[id(first[key])].append(ctx.template.position(span.start).line)
             continue
-        fixable, why_not = fix_status(ctx.template, unit, ctx.config.overrides, analysis=ctx.analysis)
+        fixable, why_not = ctx.fix_status(unit)
         finding = ctx.finding(
             CODE,
             NAME,

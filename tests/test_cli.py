@@ -364,3 +364,21 @@ def test_folder_and_file_in_one_run(run_cli, tree: Path, project: Path) -> None:
     data = json.loads(result.stdout)
     assert result.exit_code == 1
     assert [Path(f["path"]).name for f in data["files"]] == ["deep.txt", "bad.j2"]
+
+
+def test_a_text_report_does_not_plan_the_fix_and_json_does(run_cli, project: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Planning the fix is half a check's time and only JSON and SARIF say what it fixes."""
+    import promptlint.core.fixability as fixability
+
+    asked: list[str] = []
+    original = fixability.fix_status
+
+    def spy(template, unit, *args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(template.path)
+        return original(template, unit, *args, **kwargs)
+
+    monkeypatch.setattr(fixability, "fix_status", spy)
+    text = run_cli("check", "--no-cache", "bad.j2", cwd=project)
+    assert text.exit_code == 1 and "PC101" in text.stdout and asked == []
+    data = json.loads(run_cli("check", "--no-cache", "--format", "json", "bad.j2", cwd=project).stdout)
+    assert asked and data["findings"][0]["fixable"] is True

@@ -19,6 +19,15 @@ class RuleContext:
     analysis: Analysis
     config: Config
 
+    def fix_status(self, unit: Unit) -> tuple[bool, str | None]:
+        """Whether ``promptlint fix`` fixes ``unit``, and if not why; (False, None) unasked
+        when the run does not plan fixes (``Config.plan_fixes``: a text report)."""
+        if not self.config.plan_fixes:
+            return False, None
+        from promptlint.core.fixability import fix_status
+
+        return fix_status(self.template, unit, self.config.overrides, analysis=self.analysis)
+
     def finding(
         self,
         code: str,
@@ -41,7 +50,7 @@ class RuleContext:
         A finding that is not ``fixable`` says why where that is known: the rule's own
         reason (:func:`promptlint.core.fixability.fix_status`), or the file's, when
         ``promptlint fix`` rewrites nothing in it (a request body)."""
-        if not fixable:
+        if not fixable and self.config.plan_fixes:
             unfixable_reason = unfixable_reason or refusal(self.template)
             if unfixable_reason:
                 extra["unfixable_reason"] = unfixable_reason
