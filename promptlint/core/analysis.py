@@ -459,7 +459,8 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
     stable_text = render(rendered_as, units, None, record)
     rendered = render(rendered_as, units, 0)
     first = tokens.encode(rendered, encoding)
-    second = tokens.encode(render(rendered_as, units, 1), encoding)
+    other = render(rendered_as, units, 1)
+    second = first if other == rendered else tokens.encode(other, encoding)  # nothing varies: the same tokens
     if rendered_as is not template:
         # A child template's findings are its own; its parent's volatile parts still count
         # for the stable prefix (they are reported in the parent).

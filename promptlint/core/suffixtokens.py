@@ -38,7 +38,7 @@ def _pattern(source: str) -> Any:
 
 # Suffixes counted by encoding them, before the table is built: most files ask a few times,
 # and one encoding of a suffix costs less than the table.
-_DIRECT_QUERIES = 4
+_DIRECT_QUERIES = 1
 
 
 class SuffixTokens:
