@@ -446,3 +446,19 @@ def test_a_loop_is_judged_by_the_readings_its_items_print() -> None:
 @pytest.mark.parametrize("name", ["GitLatestCommit", "GitHasChanges"])
 def test_git_state_named_in_words_is_live_environment(name: str) -> None:
     assert _by_name((name,)) is not None and _by_name((name,))[0] == "environment"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", ["diver_name", "climbers", "paddler.name"])
+def test_people_by_what_they_do_on_the_day(name: str) -> None:
+    judged = _by_name(tuple(name.split(".")))
+    assert judged is not None and judged[0] == "identity"
+
+
+def test_a_named_clock_in_a_request_body() -> None:
+    import json
+
+    rules = " ".join(f"Rule {i}: answer from the written procedure and cite it." for i in range(80))
+    body = {"model": "gpt-5.5", "messages": [
+        {"role": "system", "content": "Counter clock: 08:15, Tuesday 1 December 2026"},
+        {"role": "system", "content": rules}, {"role": "user", "content": "Is the boat full?"}]}
+    assert "timestamp" in {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
