@@ -111,7 +111,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if vol.confidence != "high":
             rests_on += f"; if it is fixed, add `{unit.expr.name}` to `stable` in config"
         message = f"{vol.kind} {what} {how_often(vol)} ({rests_on}); {cost}; {advice}"
-        key = (vol.kind, " ".join(unit.expr.source.split()))
+        # A loop over the same list again (`devices`, then `devices | groupby(...)`) is the
+        # same value; a slot is the same value when it is written the same way.
+        key = ((vol.kind, repr(sorted(unit.expr.paths))) if unit.is_loop and unit.expr.paths
+               else (vol.kind, " ".join(unit.expr.source.split())))
         if key in first:
             again[id(first[key])].append(ctx.template.position(span.start).line)
             continue

@@ -53,7 +53,7 @@ def test_no_cache_neither_reads_nor_writes(run_cli, write):
 
 def test_a_corrupt_entry_is_ignored_and_replaced(run_cli, write, long_rules):
     path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
-    run_cli("check", str(path))
+    run_cli("check", str(path), "--format", "json")
     (entry,) = _entries()
     entry.write_text("{not json")
     result = run_cli("check", str(path), "--format", "json")

@@ -355,7 +355,7 @@ def test_prompt_text_the_developers_wrote_is_stable(name: str, kind: str | None)
 @pytest.mark.parametrize("line, kind", [
     ("Piano on file: ${PIANO_RECORD}", "retrieval"),
     ("Working directory: ${DIRECTORY}", "environment"),
-    ("River gauge at the weir: ${gauge.level} m", "retrieval"),
+    ("Wind at the weir: ${wind.speed} km/h", "retrieval"),
     ("Rider: ${rider.name}", "identity"),
 ])
 def test_labels_and_words_of_the_case_at_hand(line: str, kind: str) -> None:
@@ -461,4 +461,32 @@ def test_a_named_clock_in_a_request_body() -> None:
     body = {"model": "gpt-5.5", "messages": [
         {"role": "system", "content": "Counter clock: 08:15, Tuesday 1 December 2026"},
         {"role": "system", "content": rules}, {"role": "user", "content": "Is the boat full?"}]}
+    assert "timestamp" in {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
+
+
+# --------------------------------------------------------------------------- shapes from wild-15
+
+@pytest.mark.parametrize("name, kind", [
+    ("visitor.trekTime", "identity"), ("guest.bookingRef", "identity"), ("filer.filing_status", "identity"),
+    ("user.local_time", "timestamp"), ("user.time", "timestamp"), ("customer.orders", "retrieval"),
+    ("user.session_id", "session-id"), ("layout_status", "retrieval"), ("track_gauge", None),
+])
+def test_a_detail_of_a_persons_record_is_who_they_are(name: str, kind: str | None) -> None:
+    judged = _by_name(tuple(name.split(".")))
+    assert (judged[0] if judged else None) == kind
+
+
+def test_a_loop_over_the_same_list_again_is_the_same_value() -> None:
+    text = ("Devices:\n{% for d in devices %}- {{ d.name }} = {{ d.state }}\n{% endfor %}\n"
+            "By area:\n{% for area in devices | groupby('area_name') %}- {{ area.grouper }}\n{% endfor %}\n" + RULES + "\n")
+    assert [f.line for f in check_text(text, syntax="jinja").findings if f.rule == "PC101"] == [2]
+
+
+def test_the_current_time_and_date_in_a_request_body() -> None:
+    import json
+
+    rules = " ".join(f"Rule {i}: answer from the written procedure and cite it." for i in range(80))
+    body = {"model": "gpt-5.5", "messages": [
+        {"role": "system", "content": "You are Marlow. The current time and date is 07:15 AM on Saturday May 02, 2026."},
+        {"role": "system", "content": rules}, {"role": "user", "content": "Is the pool open?"}]}
     assert "timestamp" in {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}

@@ -50,6 +50,27 @@ _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyrigh
                            "url", "uri", "link", "links", "endpoint", "homepage", "website",
                            # a standing timetable, not today's (`weekly_schedule`, `default_city`)
                            "weekly", "standard", "regular", "default", "usual", "typical"})
+def _detail(leaf: str) -> bool:
+    """Whether the last part of a person's path is one detail of their record: a time or date
+    of theirs (`trek_time`, `birth_date`), one booking or its reference (`booking_ref`); not
+    a clock (`local_time`, `time`), a list (`orders`), nor a session or request id."""
+    raw = words(leaf)
+    judged = _by_name((leaf,))
+    if judged is None or not raw or len(raw) < 2 or any(_plural(w) for w in raw):
+        return False
+    if _CLOCK_QUALIFIERS.intersection(raw) or _PINNED_SCOPE.intersection(raw) or "request" in raw:
+        return False
+    if judged[0] == "session-id":
+        return raw[-1] in ("ref", "reference", "number", "code")
+    return judged[0] in ("timestamp", "retrieval")
+
+
+def _plural(word: str) -> bool:
+    return word.endswith("s") and not word.endswith(("ss", "us", "is"))  # not `status`, `address`
+
+
+# Words that make a time the clock now (`user.local_time`), not a time of someone's.
+_CLOCK_QUALIFIERS = frozenset({"local", "current", "now", "utc", "server", "system", "clock", "today"})
 # Words before `prompt` that make it what someone asked, not prompt text (`user_prompt`).
 _ASKED = frozenset({"user", "human", "input", "query", "latest", "last", "current", "customer", "caller"})
 # Calls and filters that put a collection in a fixed order.
@@ -138,6 +159,11 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     ):
         scope = "per-session" if _PINNED_SCOPE.intersection(flat) else "per-request"
         return ("session-id", scope, "_".join(flat))
+    # `visitor.trek_time`, `guest.booking_ref`: one detail of a person's record is who they
+    # are (their booking, their time), not a clock or a look-up; not their lists
+    # (`customer.orders`) nor a clock said to be one (`user.local_time`).
+    if len(parts) > 1 and parts[0] and (_lookup(parts[0][-1]) or ("",))[0] == "identity" and _detail(path[-1]):
+        return ("identity", "per-session", parts[0][-1])
     # The leaf says most (`memory.last_modified` is memory, `user.timezone` identity),
     # but a neutral leaf (`session.id`, `user.name`) defers to the parts before it. A weak
     # word (`context`, `summary`) yields to a stronger one anywhere in the name

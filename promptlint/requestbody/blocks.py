@@ -63,13 +63,15 @@ def detect(body: Any) -> str:
             or "max_completion_tokens" in body
             or "openai" in _tool_shapes(body)
         )
-        anthropic_signs = (
+        if openai_signs:
+            return OPENAI_CHAT
+        anthropic_signs = (  # looked for only when no OpenAI sign decided it (a walk of the body)
             "system" in body
             or "anthropic" in _tool_shapes(body)
             or _has_cache_control(body)
             or model.startswith("claude")
         )
-        if openai_signs or not anthropic_signs:
+        if not anthropic_signs:
             return OPENAI_CHAT
         return ANTHROPIC
     if isinstance(body.get("input"), str | list) or isinstance(body.get("instructions"), str):

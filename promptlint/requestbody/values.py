@@ -32,7 +32,7 @@ _TIME_WORD = (
     r"|[AaPp]\.?[Mm](?:\.(?=\S))?(?![A-Za-z])|UTC|GMT|[A-Z]{2,4}T)"
 )
 _CLOCK_LABEL = re.compile(
-    r"(?im)\b(?:(?:current\s+(?:date\s*(?:and|&|/)\s*)?time|local\s+time|time\s+now|now|timestamp|(?:\w+\s+)?clock)"
+    r"(?im)\b(?:(?:current\s+(?:date\s*(?:and|&|/)\s*)?time(?:\s*(?:and|&|/)\s*date)?|local\s+time|time\s+now|now|timestamp|(?:\w+\s+)?clock)"
     r"\s*(?:is|:|=)"
     r"|the\s+time\s+is\s*:?|^it(?:\s+is|'s)(?=\s+\d{1,2}:\d{2}\b)"
     r"|(?:generated|prepared|produced|rendered|refreshed|updated)(?:\s+(?:at|on))?(?=\s+[^\n]{0,40}\d{1,2}:\d{2}\b))"
