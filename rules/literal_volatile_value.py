@@ -107,7 +107,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     tokens_after = _tokens_after(ctx)
     capture = _is_capture(template.source)
     strong: list[tuple[int, literals.Rendered]] = []  # (the text's offset, the value in it)
-    weak: list[tuple[int, int, str]] = []  # (start, end, what) in the file
+    weak: list[tuple[int, int, str, bool]] = []  # (start, end, what, under a plain label) in the file
     for text in _texts(template.segments):
         source = template.source[text.span.start : text.span.end]
         # Escaped or stripped text differs from the source; only exact copies are read.
@@ -126,18 +126,23 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         for line in source.splitlines(keepends=True):
             digit, label = _DIGIT.search(line), ":" in line or "=" in line
             if (digit or label) and template.position(offset).line not in fenced and not _EXAMPLE.search(line):
-                for start, end, what in [*(_scan(line) if digit else ()), *(_moment(line) if label else ())]:
+                found_here = [(s, e, w, False) for s, e, w in (_scan(line) if digit else ())]
+                found_here += _moment(line) if label else []
+                for start, end, what, plain in found_here:
                     if not any(base + v.start < offset + end and offset + start < base + v.end for base, v in strong):
-                        weak.append((offset + start, offset + end, what))
+                        weak.append((offset + start, offset + end, what, plain))
             offset += len(line)
     for base, value in strong:
         yield _rendered(ctx, base, template.source[base:], value, tokens_after)
     # A file that holds a value rendered for one request, or several values of this moment
     # under their labels (a date, a time, a working directory), is a render: its values
     # cost what a template's would.
-    render = not capture and (bool(strong) or len({what for _, _, what in weak}) >= 2)
+    render = not capture and (bool(strong) or _RENDER_HEADER.search(template.source[:_HEADER_CHARS]) is not None
+                              or len({what for _, _, what, plain in weak if not plain}) >= 2)
     seen: set[tuple[int, int]] = set()
-    for start, end, what in sorted(weak):
+    for start, end, what, plain in sorted(weak):
+        if plain and not render:
+            continue  # "Date: 2026-03-14" alone is a policy's date as well as a render's
         if (start, end) in seen:
             continue
         seen.add((start, end))
@@ -202,8 +207,13 @@ def _rated(ctx: RuleContext, start: int, end: int, what: str, literal: str, afte
 # Values of this moment under the label a render gives them ("Current date: 2026-03-14",
 # "Working directory: /home/ops/logs", "Operating system: linux").
 _DAY_DATE = re.compile(
-    r"^\W*(?:current|today'?s|local)\s+date\s*[:=]\s*(?P<value>[^\n]*?\b\d{4}\b[^\n]*?)\s*\.?\s*$", re.IGNORECASE
+    r"^\W*(?P<qualifier>(?:current|today'?s|local)\s+)?date\s*[:=]\s*(?P<value>[^\n]*?\b\d{4}\b[^\n]*?)\s*\.?\s*$",
+    re.IGNORECASE,
 )
+# "Time: 07:55" says what a render's clock is only in a file known to be a render.
+_PLAIN_TIME = re.compile(r"^\W*time\s*[:=]\s*(?P<value>\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp][Mm])?)\b", re.IGNORECASE)
+# A file whose head says it is a rendered prompt ("# Rendered system prompt: field desk").
+_RENDER_HEADER = re.compile(r"(?i)\brendered\b")
 _WORKDIR = re.compile(
     r"^\W*(?:working|current)\s+(?:directory|dir|folder)\s*[:=]\s*(?P<value>(?:/|~/|[A-Za-z]:\\)\S*)", re.IGNORECASE
 )
@@ -213,12 +223,18 @@ _OS = re.compile(
 )
 
 
-def _moment(line: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, description) of each labelled value of this moment on one line."""
-    for pattern, what in ((_DAY_DATE, "day date"), (_WORKDIR, "working directory"), (_OS, "operating system")):
-        found = pattern.match(line.rstrip("\r\n"))
+def _moment(line: str) -> list[tuple[int, int, str, bool]]:
+    """(start, end, description, under a plain label) of each labelled value of this moment
+    on one line ("Date:" and "Time:" are plain labels; "Current date:" is not)."""
+    found_all = []
+    text = line.rstrip("\r\n")
+    for pattern, what in ((_DAY_DATE, "day date"), (_WORKDIR, "working directory"), (_OS, "operating system"),
+                          (_PLAIN_TIME, "time of day")):
+        found = pattern.match(text)
         if found is not None and not _ISO_DATETIME.search(found.group("value")):
-            yield found.start("value"), found.end("value"), what
+            plain = pattern is _PLAIN_TIME or (pattern is _DAY_DATE and not found.group("qualifier"))
+            found_all.append((found.start("value"), found.end("value"), what, plain))
+    return found_all
 
 
 # A file that says, at its top, that it is a capture of one rendering (a gateway log, a

@@ -490,3 +490,39 @@ def test_the_current_time_and_date_in_a_request_body() -> None:
         {"role": "system", "content": "You are Marlow. The current time and date is 07:15 AM on Saturday May 02, 2026."},
         {"role": "system", "content": rules}, {"role": "user", "content": "Is the pool open?"}]}
     assert "timestamp" in {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
+
+
+# --------------------------------------------------------------------------- shapes from wild-16
+
+def test_a_file_whose_head_says_it_is_a_rendered_prompt_is_a_render() -> None:
+    rules = "\n".join(f"- Rule {i}: log every borehole depth and casing length before the crew leaves." for i in range(30))
+    text = f"# Rendered system prompt: field desk\n\nDate: Tuesday 3 March 2026\nTime: 07:55\n\n{rules}\n"
+    assert found(check_text(text, syntax="markdown")) == [(3, "timestamp", "warning"), (4, "timestamp", "error")]
+    # Plain "Date:" and "Time:" labels in a file not known to be a render are a policy's dates.
+    plain = text.replace("# Rendered system prompt: field desk", "# Field desk policy")
+    assert found(check_text(plain, syntax="markdown")) == []
+
+
+def test_how_many_tools_is_no_order() -> None:
+    text = "You have {{ tools | length }} tools.\n" + RULES + "\n"
+    assert found(check_text(text, syntax="jinja")) == []
+
+
+@pytest.mark.parametrize("line, kind", [
+    ("Foreman on call today: {{ foreman.name }}", "identity"),
+    ("Conditions at {{ report_time.strftime('%H:%M') }}:\n{{ groomed_trails }}", "retrieval"),
+    ("Expected arrivals:\n{% for a in arrivals %}- {{ a.boat }}\n{% endfor %}", "retrieval"),
+    ("Last heartbeat: {{ LAST_RUN_AT }}", "timestamp"),
+])
+def test_people_on_call_today_data_at_a_time_arrivals_and_when_it_ran(line: str, kind: str) -> None:
+    assert kind in [f[1] for f in found(check_text(f"{line}\n{RULES}\n", syntax="jinja"))]
+
+
+def test_a_status_at_a_time_in_a_request_body_is_a_clock() -> None:
+    import json
+
+    rules = " ".join(f"Rule {i}: answer from the written procedure and cite it." for i in range(80))
+    body = {"model": "gpt-5.5", "messages": [
+        {"role": "system", "content": "Track status at 18:42: open session running, banking dry."},
+        {"role": "system", "content": rules}, {"role": "user", "content": "Can I ride now?"}]}
+    assert "timestamp" in {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}

@@ -98,7 +98,10 @@ def _ends_with_person(label: str) -> bool:
     found = None
     for found in _PERSON_PHRASES.finditer(label):
         pass
-    return found is not None and not label[found.end():].strip(" :-\u2014,")
+    # "Foreman on call today:": a word of the day after the phrase still ends it.
+    rest = re.sub(r"\b(?:today|tonight|now|this (?:morning|afternoon|evening|shift|week))\b", " ",
+                  label[found.end():]) if found is not None else ""
+    return found is not None and not rest.strip(" :-\u2014,")
 
 
 def _words_of(text: str) -> str:
@@ -116,6 +119,9 @@ def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
 
 # "Readings refreshed {{ now() }}", "Stock updated at {time}": the lines below were fetched then.
 _REFRESHED_AT = re.compile(r"\b(?:refreshed|updated|fetched|synced|polled|pulled|taken|as of)(?: at| on)?:?$")
+# "Conditions at {report_time:%H:%M}:": the data below is of that time, when the value is a clock.
+_AT_A_TIME = re.compile(r"\b\w+ at$")
+_CLOCK_TEXT = re.compile(r"(?i)time|now|%H|clock|hour|timestamp")
 
 
 def record_of_person_above(source: str, start: int, expr: Expr) -> Volatility | None:
@@ -149,7 +155,8 @@ def _refreshed_above(source: str, start: int) -> Volatility | None:
         tag = _TAGS.search(raw)
         if tag is not None:
             said = _words_of(raw[: tag.start()]).lower()
-            if _REFRESHED_AT.search(said):
+            if _REFRESHED_AT.search(said) or (_AT_A_TIME.search(said) and _CLOCK_TEXT.search(tag.group())
+                                              and raw[tag.end():].strip() in (":", "")):
                 return Volatility("retrieval", "per-request", f"judged by the line above it ({said!r} and a time): "
                                   "what follows was refreshed for this request", assumed="the line dates the data below")
             return None

@@ -69,6 +69,8 @@ def _plural(word: str) -> bool:
     return word.endswith("s") and not word.endswith(("ss", "us", "is"))  # not `status`, `address`
 
 
+# Words of a time fixed per deploy (`built_at`, `released_at`).
+_DEPLOYED = frozenset({"built", "build", "released", "release", "published", "deployed", "compiled", "shipped"})
 # Words that make a time the clock now (`user.local_time`), not a time of someone's.
 _CLOCK_QUALIFIERS = frozenset({"local", "current", "now", "utc", "server", "system", "clock", "today"})
 # Words before `prompt` that make it what someone asked, not prompt text (`user_prompt`).
@@ -137,6 +139,8 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         return ("retrieval", "per-request", "_".join(flat))  # `deploy_log`, `training_log` (not `log_level`)
     if _is_pinned(path):
         return ("timestamp", "per-session", "_".join(flat))
+    if len(flat) > 1 and flat[-1] == "at" and not _DEPLOYED.intersection(flat):
+        return ("timestamp", "per-request", "_".join(flat))  # `last_run_at`, `seen_at`: when it happened
     if _REFRESHED.intersection(flat) and ({"at", "time", "timestamp", "on"}.intersection(flat[1:])
                                           or (flat[0] == "last" and flat[-1] in _REFRESHED)):
         return ("timestamp", "per-request", "_".join(flat))  # `generated_at`: stamped as the prompt is made

@@ -39,6 +39,10 @@ class Overrides:
     extends: Callable[[Any, str], Any] | None = None
 
 
+# Filters and calls that count a list (`{{ tools | length }}`).
+_COUNTING = frozenset({"length", "count", "len", "size"})
+
+
 def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool = False) -> Volatility | None:
     """The volatility of the value an expression yields, or None when it is stable.
 
@@ -92,6 +96,9 @@ def _classify(expr: Expr, overrides: Overrides | None, *, collection: bool) -> V
             continue  # a list of `steps` or `turns` is content, not a counter or an id
         if kind == "tool-order" and _SORTING.intersection(c.lower() for c in expr.calls + expr.filters):
             return None
+        if kind == "tool-order" and not collection and _COUNTING.intersection(
+                c.lower() for c in expr.calls + expr.filters):
+            return None  # `tools | length`: how many, which no order changes
         if kind == "timestamp":
             return _named_clock(expr, frequency, word)
         name = ".".join(path)
