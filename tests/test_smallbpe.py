@@ -96,3 +96,12 @@ def test_the_budget_hands_over_to_tiktoken(monkeypatch: pytest.MonkeyPatch) -> N
     assert first == _tiktoken("Today is a fine day for a walk.", "o200k_base")
     assert second == _tiktoken("Tomorrow is too.", "o200k_base")
     assert tokens.token_length()(first[0]) == len("Today")  # ids from before still have lengths
+
+
+def test_a_character_newer_than_pythons_unicode_tables_is_left_to_tiktoken() -> None:
+    """U+3D000 is unassigned in Python 3.11's tables; the `regex` module calls it a letter and
+    tiktoken's Rust regex does not, so the two would split `<it>'s` differently."""
+    text = "\U0003d000's"
+    assert smallbpe.has_unknown_characters(text) and not smallbpe.has_unknown_characters("Zoë 日本 🎉")
+    assert _encoder("o200k_base").encode(text) is None
+    assert tokens.encode(text) == _tiktoken(text, "o200k_base")

@@ -62,3 +62,12 @@ def test_piece_starts_of_a_scan_that_leaves_gaps() -> None:
     for pattern in (r"\w+", r"(\w)\w*"):
         regex = suffixtokens._pattern(pattern)
         assert list(suffixtokens._piece_starts(regex, "ab, cd  e")) == [0, 4, 8]
+
+
+def test_a_character_the_regex_engines_may_class_differently_is_counted_exactly() -> None:
+    from promptlint.core import tokens
+    from promptlint.core.suffixtokens import SuffixTokens
+
+    text = "Ask \U0003d000's owner, then \U0003d000's keeper. " * 5
+    counter = SuffixTokens(text, "o200k_base")
+    assert [counter.after(i) for i in range(len(text))] == [tokens.count(text[i:]) for i in range(len(text))]

@@ -14,7 +14,10 @@ generated text).
 
 The merge loop is quadratic in a piece's length, so a piece longer than :data:`MAX_PIECE`
 bytes (a long run of letters: a base64 blob, a hash) is not encoded here: the caller hands
-the text to tiktoken (``None``).
+the text to tiktoken (``None``). So is a text holding a character this Python's Unicode
+tables do not know (:func:`has_unknown_characters`): the ``regex`` module and tiktoken's Rust
+regex may each have newer tables, and a character one calls a letter and the other does not
+splits the text differently.
 """
 
 from __future__ import annotations
@@ -37,7 +40,10 @@ class SmallEncoder:
         self.lengths: dict[int, int] = {}  # byte length of every token id returned so far
 
     def encode(self, text: str) -> list[int] | None:
-        """The token ids of ``text``, or None when it holds a piece too long to merge here."""
+        """The token ids of ``text``, or None when it holds a piece too long to merge here
+        or a character whose class the regex engines may disagree on."""
+        if has_unknown_characters(text):
+            return None
         ids: list[int] = []
         known = self._pieces
         for piece in self._split(_utf8_safe(text)):
@@ -75,6 +81,16 @@ class SmallEncoder:
         for part, token in zip(parts, ids, strict=True):
             self.lengths[token] = len(part)
         return ids
+
+
+def has_unknown_characters(text: str) -> bool:
+    """Whether ``text`` holds a code point unassigned in this Python's Unicode tables (one
+    assigned in a later Unicode version, which the two regex engines may class differently)."""
+    if text.isascii():
+        return False
+    from unicodedata import category
+
+    return any(category(c) == "Cn" for c in set(text) if c > "\x7f")
 
 
 def _utf8_safe(text: str) -> str:
