@@ -96,32 +96,44 @@ def _summary(result: FileResult) -> Text:
     return line
 
 
+def _emit(console: Console, text: Text | None = None, end: str = "\n") -> None:
+    """Print ``text``; without colour (a pipe, a file, NO_COLOR) its plain characters are
+    written as they are: rich would print the same, at a tenth of the speed (a report of
+    8,000 findings spent 5.7 s in rich)."""
+    if console.color_system is None and not console.record:
+        console.file.write((text.plain if text is not None else "") + end)
+    elif text is None:
+        console.print(end=end)
+    else:
+        console.print(text, end=end)
+
+
 def _print_finding(console: Console, finding: Finding, sources: dict[str, list[str]], show_frames: bool) -> None:
     head = Text(f"{one_line(finding.path)}:{finding.line}:{finding.column}", style="bold")
     head.append(f" {finding.rule} ", style="bold magenta")
     head.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
     head.append(finding.message)
-    console.print(head)
+    _emit(console, head)
     lines = sources.get(finding.path)
     if show_frames and lines and 0 < finding.line <= len(lines):
-        console.print(_frame(finding, lines, console.width), end="")
+        _emit(console, _frame(finding, lines, console.width), end="")
 
 
 def render(report: Report, console: Console, sources: dict[str, list[str]], show_frames: bool = True) -> None:
     for message in report.errors:
-        console.print(Text("error: ", style="bold red") + Text(one_line(message)))
+        _emit(console, Text("error: ", style="bold red") + Text(one_line(message)))
     for message in report.warnings:
-        console.print(Text("warning: ", style="bold yellow") + Text(one_line(message)))
+        _emit(console, Text("warning: ", style="bold yellow") + Text(one_line(message)))
     for finding in report.extra_findings:
         _print_finding(console, finding, sources, show_frames)
     for result in report.files:
         for finding in result.findings:
             _print_finding(console, finding, sources, show_frames)
-        console.print(_summary(result))
+        _emit(console, _summary(result))
         if result.findings:
-            console.print()
+            _emit(console)
     for message in report.notes:
-        console.print(Text(f"note: {message}", style="dim"))
+        _emit(console, Text(f"note: {message}", style="dim"))
     counts = {s: sum(1 for f in report.findings if f.severity == s) for s in ("error", "warning", "info")}
     failed = sum(1 for r in report.files if r.error) + len(report.errors)
     # Findings can land in files the run was not given (a workspace's promptlint.toml for
@@ -137,4 +149,4 @@ def render(report: Report, console: Console, sources: dict[str, list[str]], show
     tail.append(f", {counts['info']} info")
     if failed:
         tail.append(f", {failed} could not be checked", style="bold red")
-    console.print(tail)
+    _emit(console, tail)
