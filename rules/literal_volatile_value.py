@@ -90,6 +90,24 @@ def _texts(segments: list[Segment]) -> Iterator[Text]:
             yield from _texts(seg.body)
 
 
+# "Examples:", "## Example": the lines after it, to the next heading, show made-up values.
+_EXAMPLES_HEAD = re.compile(r"^\W*(?:examples?|sample (?:input|output)s?|for example)\s*:?\s*$", re.IGNORECASE)
+_HEADING = re.compile(r"^\s*#")
+
+
+def _example_lines(source: str) -> set[int]:
+    """Lines under an "Examples:" label or heading, up to the next heading."""
+    inside, lines = False, set()
+    for number, line in enumerate(source.splitlines(), 1):
+        if _EXAMPLES_HEAD.match(line):
+            inside = True
+        elif _HEADING.match(line):
+            inside = False
+        elif inside:
+            lines.add(number)
+    return lines
+
+
 def _fenced_lines(source: str) -> set[int]:
     inside, fenced = False, set()
     for number, line in enumerate(source.splitlines(), 1):
@@ -103,7 +121,7 @@ def _fenced_lines(source: str) -> set[int]:
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
     template = ctx.template
-    fenced = _fenced_lines(template.source)
+    fenced = _fenced_lines(template.source) | _example_lines(template.source)
     tokens_after = _tokens_after(ctx)
     capture = _is_capture(template.source)
     strong: list[tuple[int, literals.Rendered]] = []  # (the text's offset, the value in it)

@@ -526,3 +526,20 @@ def test_a_status_at_a_time_in_a_request_body_is_a_clock() -> None:
         {"role": "system", "content": "Track status at 18:42: open session running, banking dry."},
         {"role": "system", "content": rules}, {"role": "user", "content": "Can I ride now?"}]}
     assert "timestamp" in {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
+
+
+# --------------------------------------------------------------------------- shapes from wild-17
+
+def test_an_index_of_skills_loaded_from_a_folder_can_change_order() -> None:
+    text = f"Skills available (loaded from the skills folder at start-up):\n{{{{SKILLS_INDEX}}}}\n\n{RULES}\n"
+    assert found(check_text(text, syntax="mustache")) == [(2, "tool-order", "error")]
+    registered = f"Skills available:\n{{{{SKILLS_INDEX}}}}\n\n{RULES}\n"
+    assert found(check_text(registered, syntax="mustache")) == [(2, "tool-order", "warning")]
+    assert _by_name(("tool_index",)) is None  # one tool's number
+
+
+def test_values_under_an_examples_label_are_made_up() -> None:
+    text = ("Turn the grower's message into JSON.\n\nExamples:\n"
+            "Grower: lift the whips on friday (current time: 2026-01-12T08:00:00Z)\n"
+            '{"task": "Lift whips", "due": "2026-01-16T09:00:00Z"}\n\n' + RULES + "\n")
+    assert found(check_text(text, syntax="markdown")) == []

@@ -141,6 +141,9 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                 if judged is None and by_label and _under_person(template, seg, units, overrides):
                     record = record_of_person_above(template.source, seg.span.start, seg.expr)
                     judged = None if record is None else (record, seg.expr)
+                if judged is not None and judged[0].fixed_order:
+                    nearby = template.source[max(0, seg.span.start - _NEARBY_CHARS) : seg.span.end]
+                    judged = (order_can_change(judged[0], nearby, seg.expr), judged[1])
                 if judged is not None:
                     units.append(Unit(seg, judged[0], judged[1], depth))
             elif isinstance(seg, Tag):

@@ -289,6 +289,8 @@ def _names_one_tool(parts: list[list[str]], index: int, position: int) -> bool:
     """Whether the tool word at ``parts[index][position]`` is qualified into a reference to
     one tool (`toolRefs.read`, `tools.bash`, `ToolNames.EDIT`, `READ_TOOL_NAME`) or a number."""
     after = parts[index][position + 1 :] + [w for part in parts[index + 1 :] for w in part]
+    if after == ["index"] and _plural(parts[index][position]):
+        return False  # `SKILLS_INDEX`: an index of them all (`tool_index` is one tool's number)
     if any(w in _ONE_TOOL for w in after):
         return True
     # A member of a tool namespace: any further part that is not a catalogue word.

@@ -128,7 +128,9 @@ REGISTERED_LISTS = frozenset({"skills", "skill", "extensions", "extension", "plu
 ORDER_CAN_CHANGE = re.compile(
     r"\b(?:dynamic(?:ally)?|discover(?:s|ed|y)?|(?:en|dis)abl(?:e|es|ed|ing)|connected|loaded\s+(?:at|during|on)|"
     r"load(?:s|ed)?\s+(?:them\s+)?(?:dynamically|on demand|at run ?time)|at\s+run[\s-]?time|runtime|on the fly|"
-    r"currently\s+active|hot[\s-]?reload(?:ed)?|come and go)\b",
+    r"currently\s+active|hot[\s-]?reload(?:ed)?|come and go|"
+    # a folder's listing, in whatever order the file system returns it
+    r"(?:loaded|read|scanned|listed|found)\s+(?:from|in)\s+(?:the\s+)?(?:[\w.-]+\s+)?(?:folder|directory|dir))\b",
     re.IGNORECASE,
 )
 
@@ -154,7 +156,7 @@ def order_can_change(vol: Volatility, nearby: str, expr: Expr | None = None) -> 
     elif said:
         because = f"{base}, and its name says they change at run time (`{said[0]}`)"
     elif (found := ORDER_CAN_CHANGE.search(nearby)) is not None:
-        because = f"{base}, and the prompt says they change at run time ({found.group().strip()!r} near the loop)"
+        because = f"{base}, and the prompt says they change at run time ({found.group().strip()!r} just before it)"
     else:
         return vol
     return replace(vol, fixed_order=False, assumed=None, evidence=because)
