@@ -123,7 +123,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     template = ctx.template
     fenced = _fenced_lines(template.source) | _example_lines(template.source)
     tokens_after = _tokens_after(ctx)
-    capture = _is_capture(template.source)
+    rendered_head = _RENDER_HEADER.search(template.source[:_HEADER_CHARS]) is not None
+    capture = _is_capture(template.source)  # a capture stays a record, even of a rendered prompt
     strong: list[tuple[int, literals.Rendered]] = []  # (the text's offset, the value in it)
     weak: list[tuple[int, int, str, bool]] = []  # (start, end, what, under a plain label) in the file
     for text in _texts(template.segments):
@@ -155,8 +156,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     # A file that holds a value rendered for one request, or several values of this moment
     # under their labels (a date, a time, a working directory), is a render: its values
     # cost what a template's would.
-    render = not capture and (bool(strong) or _RENDER_HEADER.search(template.source[:_HEADER_CHARS]) is not None
-                              or len({what for _, _, what, plain in weak if not plain}) >= 2)
+    render = not capture and (bool(strong) or rendered_head or len({what for _, _, what, plain in weak if not plain}) >= 2)
     seen: set[tuple[int, int]] = set()
     for start, end, what, plain in sorted(weak):
         if plain and not render:

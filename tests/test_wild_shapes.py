@@ -543,3 +543,20 @@ def test_values_under_an_examples_label_are_made_up() -> None:
             "Grower: lift the whips on friday (current time: 2026-01-12T08:00:00Z)\n"
             '{"task": "Lift whips", "due": "2026-01-16T09:00:00Z"}\n\n' + RULES + "\n")
     assert found(check_text(text, syntax="markdown")) == []
+
+
+# --------------------------------------------------------------------------- shapes from wild-18
+
+@pytest.mark.parametrize("line, kind", [
+    ("Green conditions:\n${GREEN_CONDITIONS}", "retrieval"),
+    ("Collections requested:\n${collections}", "retrieval"),
+    ("Parties on the ice:\n${parties}", "retrieval"),
+])
+def test_conditions_now_what_was_requested_and_who_is_out_there(line: str, kind: str) -> None:
+    assert [f[1] for f in found(check_text(f"{line}\n\n{RULES}\n", syntax="dollar"))] == [kind]
+
+
+@pytest.mark.parametrize("line", ["Hire terms and conditions:\n${hire_terms_and_conditions}",
+                                  "Course sites this season:\n${course_sites}"])
+def test_terms_and_conditions_and_this_season_are_standing(line: str) -> None:
+    assert found(check_text(f"{line}\n\n{RULES}\n", syntax="dollar")) == []

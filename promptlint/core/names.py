@@ -69,6 +69,9 @@ def _plural(word: str) -> bool:
     return word.endswith("s") and not word.endswith(("ss", "us", "is"))  # not `status`, `address`
 
 
+# Words of conditions that are a contract, not the state of things now.
+_TERMS = frozenset({"terms", "use", "hire", "sale", "service", "contract", "entry", "booking", "membership",
+                    "rental", "participation", "purchase", "carriage", "general", "special"})
 # Words of a time fixed per deploy (`built_at`, `released_at`).
 _DEPLOYED = frozenset({"built", "build", "released", "release", "published", "deployed", "compiled", "shipped"})
 # Words that make a time the clock now (`user.local_time`), not a time of someone's.
@@ -135,6 +138,8 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         # `TOOL_GAUGE_PROMPT`: prompt text the developers wrote; not `user_prompt` (what was
         # asked) nor `skills_prompt` (a catalogue rendered into prompt text).
         return None
+    if flat[-1] == "conditions" and not _TERMS.intersection(flat):
+        return ("retrieval", "per-request", "_".join(flat))  # `green_conditions`: now; not terms and conditions
     if flat[-1] == "log" and len(flat) > 1:
         return ("retrieval", "per-request", "_".join(flat))  # `deploy_log`, `training_log` (not `log_level`)
     if _is_pinned(path):

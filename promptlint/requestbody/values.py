@@ -36,7 +36,8 @@ _CLOCK_LABEL = re.compile(
     r"\s*(?:is|:|=)"
     r"|the\s+time\s+is\s*:?|^it(?:\s+is|'s)(?=\s+\d{1,2}:\d{2}\b)"
     r"|(?:generated|prepared|produced|rendered|refreshed|updated)(?:\s+(?:at|on))?(?=\s+[^\n]{0,40}\d{1,2}:\d{2}\b)"
-    r"|\b(?:status|conditions|report|readings?|state)\s+at(?=\s+\d{1,2}:\d{2}\s*:))"
+    r"|\b(?:status|conditions|report|readings?|state)\s+at(?=\s+\d{1,2}:\d{2}\s*:)"
+    r"|\btime\s*:(?=\s*\d{1,2}:\d{2}\b))"
     r"[ \t]*(?P<value>" + _TIME_WORD + r"(?:,?[ \t]+" + _TIME_WORD + r"|,(?=\s*\d))*)"
 )
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
