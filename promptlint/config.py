@@ -48,10 +48,10 @@ ROLES: tuple[str, ...] = ("system", "developer", "user")
 # `qa.user.txt`, `user_prompt.md`, `user-message.hbs`, `human_turn.j2`. Not a bare `user.j2`
 # or USER.md (often a template or workspace file about the user, sent in the system
 # prompt), nor a Markdown file that merely ends in `_user`, nor `current_user.j2`.
-_USER_TURN_PREFIX = re.compile(r"^(?:user|human)[._-](?:prompt|message|msg|turn|input|query)(?:[._-].*)?$")
+_USER_TURN_PREFIX = re.compile(r"^(?:user|human)[._-](?:prompt|message|msg|turn|input|query|template)(?:[._-].*)?$")
 _USER_TURN_SUFFIX = re.compile(r"^(?P<before>.+?)[._-](?:user|human)$")
 # `chat_user_turn.hbs`, `qa.user_message.md`: the turn said in the name, whatever comes before.
-_USER_TURN_INFIX = re.compile(r"^.+?[._-](?:user|human)[._-](?:message|msg|turn|input|query)$")
+_USER_TURN_INFIX = re.compile(r"^.+?[._-](?:user|human)[._-](?:message|msg|turn|input|query|template)$")
 _DESCRIBES_A_USER = frozenset({"signed_in", "signed-in", "logged_in", "logged-in", "current", "end", "power", "admin",
                                "default", "test", "super", "active", "authenticated", "anonymous", "new"})
 _MARKDOWN = (".md", ".markdown", ".mdx")

@@ -195,6 +195,7 @@ _AS_RENDERED = {
     "day date": ("timestamp", "per-day", "day"),
     "working directory": ("environment", "per-session", None),
     "operating system": ("environment", "per-session", None),
+    "git status": ("environment", "per-request", None),
 }
 # Reported on their own (at info) in a file that is not known to be a render.
 _LOW_CONFIDENCE = frozenset({"timestamp with a time of day", "time of day", "request or session id"})
@@ -235,6 +236,7 @@ _RENDER_HEADER = re.compile(r"(?i)\brendered\b")
 _WORKDIR = re.compile(
     r"^\W*(?:working|current)\s+(?:directory|dir|folder)\s*[:=]\s*(?P<value>(?:/|~/|[A-Za-z]:\\)\S*)", re.IGNORECASE
 )
+_GIT_STATUS = re.compile(r"^\W*git\s+status\s*[:=]\s*(?P<value>\S[^\n]*?)\s*$", re.IGNORECASE)
 _OS = re.compile(
     r"^\W*(?:operating\s+system|os|platform)\s*[:=]\s*(?P<value>(?:linux|darwin|macos|mac\s?os|windows|win32|ubuntu|"
     r"debian|fedora)\b[^\n]*?)\s*$", re.IGNORECASE
@@ -247,7 +249,7 @@ def _moment(line: str) -> list[tuple[int, int, str, bool]]:
     found_all = []
     text = line.rstrip("\r\n")
     for pattern, what in ((_DAY_DATE, "day date"), (_WORKDIR, "working directory"), (_OS, "operating system"),
-                          (_PLAIN_TIME, "time of day")):
+                          (_GIT_STATUS, "git status"), (_PLAIN_TIME, "time of day")):
         found = pattern.match(text)
         if found is not None and not _ISO_DATETIME.search(found.group("value")):
             plain = pattern is _PLAIN_TIME or (pattern is _DAY_DATE and not found.group("qualifier"))

@@ -560,3 +560,42 @@ def test_conditions_now_what_was_requested_and_who_is_out_there(line: str, kind:
                                   "Course sites this season:\n${course_sites}"])
 def test_terms_and_conditions_and_this_season_are_standing(line: str) -> None:
     assert found(check_text(f"{line}\n\n{RULES}\n", syntax="dollar")) == []
+
+
+# --------------------------------------------------------------------------- shapes from wild-19
+
+def test_a_loop_sorted_after_a_set_alias_is_sorted() -> None:
+    text = ('{%- set builtin_tools = builtin_tools | default(["browser"]) -%}\nTools:\n'
+            "{% for tool in builtin_tools | sort %}- `{{ tool }}`\n{% endfor %}\n" + RULES + "\n")
+    assert found(check_text(text, syntax="jinja")) == []
+
+
+def test_a_lone_volatile_field_on_its_own_line_makes_a_text_a_format_template() -> None:
+    text = f"You answer from the catalogue entries below.\nEntries found for this question:\n{{documents}}\n{RULES}\n"
+    assert infer_syntax("costume_rag.txt", text).syntax == "format"
+    assert infer_syntax("notes.txt", "Write the {answer} in one sentence.\n").syntax == "markdown"
+
+
+@pytest.mark.parametrize("line", ["Reports received in the last six hours:\n${observer_reports}",
+                                  "Movements on the board:\n${movements}"])
+def test_what_came_in_lately_and_what_is_on_the_board(line: str) -> None:
+    assert [f[1] for f in found(check_text(f"{line}\n\n{RULES}\n", syntax="dollar"))] == ["retrieval"]
+
+
+def test_a_list_of_this_plant_is_standing() -> None:
+    assert found(check_text(f"Presses in this plant:\n${{presses}}\n\n{RULES}\n", syntax="dollar")) == []
+
+
+def test_a_snapshot_with_a_working_directory_and_git_status_is_a_render() -> None:
+    rules = "\n".join(f"- Rule {i}: run the queue tests before every commit and report failures." for i in range(30))
+    text = f"You are the engineering agent.\n\nWorking directory: /srv/app\nGit status: M src/queue.py\n\n{rules}\n"
+    assert [(line, kind) for line, kind, _ in found(check_text(text, syntax="markdown"))] == [
+        (3, "environment"), (4, "environment")]
+
+
+@pytest.mark.parametrize("name", ["pen_user_template.j2", "user_template.hbs"])
+def test_a_user_template_by_its_name_is_the_user_turn(name: str, tmp_path: Path) -> None:
+    path = tmp_path / name
+    path.write_text(f"{RULES}\nMy notes: {{{{ clipboard }}}}\n", encoding="utf-8")
+    result = check_paths([str(path)]).files[0]
+    assert result.extra.get("role") == "user"

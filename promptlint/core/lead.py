@@ -21,7 +21,7 @@ from promptlint.core.names import _by_name, _is_role, words
 # Words that, in a label, say the value is of this request, this moment, this case.
 _NOW = frozenset({"current", "currently", "live", "latest", "recent", "recently", "now", "today", "todays",
                   "tonight", "tonights", "realtime", "retrieved", "fetched", "pending", "upcoming", "ongoing",
-                  "outstanding", "incoming", "active", "requested", "booked"})
+                  "outstanding", "incoming", "active", "requested", "booked", "received"})
 # First words of a label that say the list is of now ("Open jobs:"); as a verb they lead no label.
 _OPEN = frozenset({"open", "unread", "unresolved", "unanswered", "queued", "waiting", "free"})
 # "… for this claim", "… on this route": the case at hand; not "this prompt", "this rule".
@@ -31,12 +31,14 @@ _NOT_THIS = frozenset({"prompt", "file", "section", "document", "page", "assista
                        "point", "channel", "server", "workspace", "repository", "repo", "project", "office",
                        "model", "persona", "skill", "instruction", "instructions", "block", "table", "week",
                        "month", "year", "quarter", "home", "house", "household", "building", "season", "term",
-                       "semester", "course", "club", "site"})
+                       "semester", "course", "club", "site", "plant", "studio", "shop", "yard", "farm",
+                       "school", "centre", "center", "workshop", "store", "library", "practice", "firm"})
 _NOW_PHRASES = re.compile(
     r"\b(?:so far|right now|at the moment|as of|up to date|real[- ]time|on site|in play|on file|on record|"
     r"(?:is|are|was|were) asking about|asked about|asks about|in question|at hand|"
     r"still (?:free|open|available|left|unsold|unbooked)|"
-    r"on the (?:ice|water|hill|course|field|lake|river|mountain|trail|slopes?|road|green)|this (?P<scope>[a-z]+))\b"
+    r"on the (?:ice|water|hill|course|field|lake|river|mountain|trail|slopes?|road|green|board)|"
+    r"in the (?:last|past) (?:\w+ )?(?:minutes?|hours?|days?)|this (?P<scope>[a-z]+))\b"
 )
 # A label that names who the assistant is speaking with or working for now.
 _PERSON_PHRASES = re.compile(

@@ -343,10 +343,19 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         escaped = " and `{{`/`}}` escaped braces" if re.search(r"\{\{|\}\}", text) else ""
         what = _names(fields, "`{name}` str.format fields")
         return Inference("format", f"inferred from content: {what}{escaped}, no JSON outside them", True)
-    if len(set(fields)) == 1 and _names_a_volatile_value(fields[0]):
+    if len(set(fields)) == 1 and (_names_a_volatile_value(fields[0]) or _alone_and_volatile(text, fields[0])):
         what = f"1 `{{name}}` str.format field ({fields[0]}) whose name reads as a volatile value"
         return Inference("format", f"inferred from content: {what}, no JSON outside it", True)
     return None
+
+
+def _alone_and_volatile(text: str, field: str) -> bool:
+    """`{documents}` on a line of its own, under the prose that introduces it: a one-word
+    name the vocabulary reads as volatile, standing where a value is put, not in a sentence."""
+    from promptlint.core.names import _by_name
+
+    alone = re.search(r"(?m)^[ \t]*\{" + re.escape(field) + r"\}[ \t]*$", text) is not None
+    return alone and _by_name(tuple(field.split("."))) is not None
 
 
 def _names_a_volatile_value(field: str) -> bool:

@@ -351,9 +351,9 @@ class _Builder:
         names = [loop.target] if isinstance(loop.target, n.Name) else list(getattr(loop.target, "items", []))
         block.loop_vars = tuple(x.name for x in names if isinstance(x, n.Name))
         iter_source = rest.split(" in ", 1)[1] if " in " in rest else rest
-        block.expr = describe(loop.iter, iter_source)
-        if block.expr.root in self.aliases:
-            block.expr = self.aliases[block.expr.root]
-        block.sorted = bool(
-            _SORTING_FILTERS.intersection(block.expr.filters) or _SORTING_CALLS.intersection(block.expr.calls)
+        own = describe(loop.iter, iter_source)
+        block.expr = self.aliases.get(own.root, own)
+        # Sorted here (`builtin_tools | sort`) or where the alias was set: either orders it.
+        block.sorted = any(
+            _SORTING_FILTERS.intersection(e.filters) or _SORTING_CALLS.intersection(e.calls) for e in (own, block.expr)
         )
