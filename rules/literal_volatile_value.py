@@ -78,6 +78,7 @@ _PER_REQUEST_ID_LABEL = re.compile(
 )
 _EXAMPLE = re.compile(r"(?<!\w)e\.g\.|(?<![.@/\w-])(?:example|for instance|such as|format)\b", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_CODE_SPAN = re.compile(r"`[^`\n]+`")
 # What every value ``_scan`` finds holds (a time of day, an ISO date, a UUID's version digit).
 _DIGIT = re.compile(r"\d")
 
@@ -147,7 +148,10 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             if (digit or label) and template.position(offset).line not in fenced and not _EXAMPLE.search(line):
                 found_here = [(s, e, w, False) for s, e, w in (_scan(line) if digit else ())]
                 found_here += _moment(line) if label else []
+                spans = [m.span() for m in _CODE_SPAN.finditer(line)]
                 for start, end, what, plain in found_here:
+                    if any(a <= start and end <= b for a, b in spans):
+                        continue  # `2026-04-07T14:30:00Z` in backticks: an example of a format
                     if not any(base + v.start < offset + end and offset + start < base + v.end for base, v in strong):
                         weak.append((offset + start, offset + end, what, plain))
             offset += len(line)

@@ -599,3 +599,19 @@ def test_a_user_template_by_its_name_is_the_user_turn(name: str, tmp_path: Path)
     path.write_text(f"{RULES}\nMy notes: {{{{ clipboard }}}}\n", encoding="utf-8")
     result = check_paths([str(path)]).files[0]
     assert result.extra.get("role") == "user"
+
+
+# --------------------------------------------------------------------------- shapes from wild-20
+
+@pytest.mark.parametrize("line, kind", [
+    ("Tool calls so far in this task: {{.ToolCallCount}} of {{.ToolCallLimit}}", "session-id"),
+    ("## Fields of the order in front of you\n{{range .OrderFields}}- {{.}}\n{{end}}", "retrieval"),
+    ("Angler on this chat: {{.AnglerName}}", "identity"),
+])
+def test_counts_so_far_the_case_in_front_of_you_and_who_is_on_this_chat(line: str, kind: str) -> None:
+    assert kind in [f[1] for f in found(check_text(f"{line}\n{RULES}\n", syntax="go"))]
+
+
+def test_a_timestamp_in_backticks_is_an_example_of_a_format() -> None:
+    text = f"# Sheet dates\n\nAll sheets are in local time. Never write:\n- `2026-04-07T14:30:00Z`\n\n{RULES}\n"
+    assert found(check_text(text, syntax="markdown")) == []

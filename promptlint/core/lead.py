@@ -38,12 +38,12 @@ _NOW_PHRASES = re.compile(
     r"(?:is|are|was|were) asking about|asked about|asks about|in question|at hand|"
     r"still (?:free|open|available|left|unsold|unbooked)|"
     r"on the (?:ice|water|hill|course|field|lake|river|mountain|trail|slopes?|road|green|board)|"
-    r"in the (?:last|past) (?:\w+ )?(?:minutes?|hours?|days?)|this (?P<scope>[a-z]+))\b"
+    r"in the (?:last|past) (?:\w+ )?(?:minutes?|hours?|days?)|in front of you|this (?P<scope>[a-z]+))\b"
 )
 # A label that names who the assistant is speaking with or working for now.
 _PERSON_PHRASES = re.compile(
     r"\b(?:on (?:shift|duty|call|watch|the desk|the line)|at the desk|signed[- ]in|logged[- ]in|checked[- ]in|"
-    r"speaking (?:with|to)|talking (?:with|to)|"
+    r"speaking (?:with|to)|talking (?:with|to)|(?:on|in) this (?:chat|conversation|call)|"
     r"chatting with|you are (?:helping|assisting|serving))\b"
 )
 # Names that are fixed per deploy whatever label they stand under ("Current version: {version}").
@@ -117,7 +117,9 @@ def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
     """The volatility a label before the value says, for a value whose name said nothing."""
     if not expr.paths and not expr.calls:
         return None  # a literal (`for s in ["inspect", "clean"]`) is what it says
-    if any(w in _FIXED_NAME_WORDS for p in expr.paths for part in p for w in words(part)):
+    named = [w for p in expr.paths for part in p for w in words(part)]
+    # A count of fixed things still counts (`ToolCallCount` under "Tool calls so far:").
+    if any(w in _FIXED_NAME_WORDS for w in named) and not (named and named[-1] in _COUNTERS):
         return None
     return _by_label(source, start, expr) or _refreshed_above(source, start)
 
