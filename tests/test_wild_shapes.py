@@ -615,3 +615,36 @@ def test_counts_so_far_the_case_in_front_of_you_and_who_is_on_this_chat(line: st
 def test_a_timestamp_in_backticks_is_an_example_of_a_format() -> None:
     text = f"# Sheet dates\n\nAll sheets are in local time. Never write:\n- `2026-04-07T14:30:00Z`\n\n{RULES}\n"
     assert found(check_text(text, syntax="markdown")) == []
+
+
+# --------------------------------------------------------------------------- shapes from wild-21 and wild-22
+
+@pytest.mark.parametrize("name, kind", [
+    ("trade_email", None), ("hirer_email", "identity"), ("email", "identity"), ("maxSources", None),
+    ("max_tokens", None), ("launch_report", "retrieval"), ("report_style", None), ("enrolled_students", "identity"),
+    ("areas", None),
+])
+def test_a_desks_address_a_setting_and_a_report(name: str, kind: str | None) -> None:
+    judged = _by_name((name,))
+    assert (judged[0] if judged else None) == kind
+
+
+def test_a_desks_address_under_any_label_is_configuration() -> None:
+    assert found(check_text(f"Shop phone: {{shop_phone}}. Trade orders: {{trade_email}}.\n{RULES}\n",
+                            syntax="format")) == []
+
+
+def test_a_go_with_block_over_a_person_by_role_that_prints_the_name() -> None:
+    text = "{{with .Driver}}Driver: {{.Name}}, van {{.Van}}{{end}}\n" + RULES + "\n"
+    assert found(check_text(text, syntax="go")) == [(1, "identity", "error")]
+
+
+def test_a_flag_section_with_an_inverted_twin_is_fixed_text() -> None:
+    text = ("{{#posts_plants}}\nPlant orders can be posted.\n{{/posts_plants}}\n"
+            "{{^posts_plants}}\nAll orders are collection only.\n{{/posts_plants}}\n" + RULES + "\n")
+    assert found(check_text(text, syntax="mustache")) == []
+
+
+def test_someone_on_the_gate_is_a_person() -> None:
+    assert found(check_text(f"Steward on the gate: {{{{ steward.call_sign }}}}\n{RULES}\n", syntax="jinja")) == [
+        (1, "identity", "error")]

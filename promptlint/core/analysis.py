@@ -170,7 +170,8 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                         units.append(Unit(seg, replace(test, evidence=f"the test {test.evidence}, choosing "
                                                                        "what this block renders"), seg.expr, depth))
                         continue
-                flag = template.syntax == "mustache" and seg.kind == "section" and not _lists_items(seg)
+                flag = template.syntax == "mustache" and seg.kind == "section" and (
+                    not _lists_items(seg) or _either_or(template, seg))
                 if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS and not flag:
                     vol = classify(seg.expr, overrides, collection=True)
                     if vol is None and seg.kind == "with":
@@ -243,6 +244,16 @@ _ITEM_FIELDS = "\0item"
 # A section named like a flag renders its body once, in the outer context (`{{#show_time}}`).
 _FLAG_WORDS = frozenset({"is", "has", "show", "include", "enable", "enabled", "use", "with", "want", "needs",
                          "can", "should", "allow", "hide", "no", "not"})
+
+
+def _either_or(template: Template, block: Block) -> bool:
+    """A section that prints no field and has an inverted twin (`{{#posts_plants}}…{{/…}}
+    {{^posts_plants}}…`): fixed text chosen by a flag, not a list of items."""
+    if block.expr is None or any(isinstance(seg, Slot) for seg in walk(block.body)):
+        return False
+    name = block.expr.name
+    return any(isinstance(other, Block) and other.kind == "inverted" and other.expr is not None
+               and other.expr.name == name for other in walk(template.segments))
 
 
 def _lists_items(block: Block) -> bool:
@@ -337,8 +348,10 @@ def _person_record(block: Block, overrides: Overrides | None) -> Volatility | No
     role = (words(block.expr.path[-1]) or [""])[-1]
     if not is_person_role(role):
         return None
-    prints_name = any(isinstance(seg, Slot) and seg.expr.path and len(seg.expr.path) == 1
-                      and (words(seg.expr.path[0]) or [""])[-1] in PERSON_LEAVES for seg in block.body)
+    # A field of the record: `{{name}}` (Mustache, Handlebars), `{{.Name}}` (Go's dot).
+    prints_name = any(isinstance(seg, Slot) and seg.expr.path
+                      and (len(seg.expr.path) == 1 or (len(seg.expr.path) == 2 and seg.expr.path[0] in (".", "this")))
+                      and (words(seg.expr.path[-1]) or [""])[-1] in PERSON_LEAVES for seg in block.body)
     if not prints_name:
         return None
     return Volatility("identity", "per-session", f"judged by the name `{block.expr.name}`: a person, named by "

@@ -42,7 +42,7 @@ _NOW_PHRASES = re.compile(
 )
 # A label that names who the assistant is speaking with or working for now.
 _PERSON_PHRASES = re.compile(
-    r"\b(?:on (?:shift|duty|call|watch|the desk|the line)|at the desk|signed[- ]in|logged[- ]in|checked[- ]in|"
+    r"\b(?:on (?:shift|duty|call|watch|the desk|the line|the gate|the door|the counter|the till|the radio)|at the desk|signed[- ]in|logged[- ]in|checked[- ]in|"
     r"speaking (?:with|to)|talking (?:with|to)|(?:on|in) this (?:chat|conversation|call)|"
     r"chatting with|you are (?:helping|assisting|serving))\b"
 )
@@ -52,7 +52,7 @@ _FIXED_NAME_WORDS = frozenset({"version", "release", "build", "model", "product"
                                "instructions", "rules", "guidelines", "schema", "format", "examples", "tools",
                                "tool", "functions", "skills", "policy", "policies", "description",
                                "descriptions", "role", "language", "lang", "locale", "url", "link",
-                               "cutoff", "year", "domain"})
+                               "cutoff", "year", "domain", "email", "phone", "website", "homepage"})
 # Words of a count that grows during a conversation ("Hints used so far: {n}").
 _COUNTERS = frozenset({"count", "counter", "number", "total", "num", "used", "remaining", "left", "tally"})
 # Template markup: values and tags (a label is read after the last of them on its line).

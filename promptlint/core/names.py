@@ -72,6 +72,25 @@ def _plural(word: str) -> bool:
 # Words of conditions that are a contract, not the state of things now.
 _TERMS = frozenset({"terms", "use", "hire", "sale", "service", "contract", "entry", "booking", "membership",
                     "rental", "participation", "purchase", "carriage", "general", "special"})
+# A setting's first word (`max_sources`, `limit_results`).
+_LIMITS = frozenset({"max", "maximum", "min", "minimum", "limit", "default", "allowed"})
+# Address words that name a person unless a desk or trade owns them (`trade_email`).
+_CONTACT = frozenset({"email", "phone", "address"})
+
+
+def _of_a_desk(before: list[str]) -> bool:
+    """Whether the words before an address word name a desk or trade of the organisation
+    (`trade_email`, `bookings_phone`), whose address is configuration; a person's
+    (`hirer_email`, `customer_phone`) or a bare `email` stays theirs."""
+    return bool(before) and before[-1] in _DESKS
+
+
+# Desks and functions of an organisation, which have addresses of their own.
+_DESKS = frozenset({"trade", "bookings", "booking", "orders", "sales", "enquiries", "inquiries", "reservations",
+                    "reception", "press", "media", "accounts", "general", "main", "info", "hello", "office",
+                    "events", "membership", "hire", "returns", "complaints", "feedback", "careers", "jobs"})
+
+
 # Words of a time fixed per deploy (`built_at`, `released_at`).
 _DEPLOYED = frozenset({"built", "build", "released", "release", "published", "deployed", "compiled", "shipped"})
 # Words that make a time the clock now (`user.local_time`), not a time of someone's.
@@ -133,11 +152,15 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     fixed = (parts[0] and parts[0][0] in _STABLE_ROOTS) or _STABLE_WORDS.intersection(flat)
     if fixed and not (_RETRIEVED.intersection(flat) and flat[0] in ("policy", "policies")):
         return None  # `policy_date`, `agent_name`; but `policy_excerpts` are passages fetched for the question
+    if flat[0] in _LIMITS and len(flat) > 1:
+        return None  # `max_sources`, `min_age`: a setting, however the rest reads
     if flat[-1] in ("prompt", "prompts") and len(flat) > 1 and not _ASKED.intersection(flat[:-1]) and not (
             flat[-2].endswith("s") and (_lookup(flat[-2]) or ("",))[0] == "tool-order"):
         # `TOOL_GAUGE_PROMPT`: prompt text the developers wrote; not `user_prompt` (what was
         # asked) nor `skills_prompt` (a catalogue rendered into prompt text).
         return None
+    if flat[-1] in ("report", "reports") and not _STABLE_WORDS.intersection(flat):
+        return ("retrieval", "per-request", "_".join(flat))  # `launch_report`; not `report_style`
     if flat[-1] == "conditions" and not _TERMS.intersection(flat):
         return ("retrieval", "per-request", "_".join(flat))  # `green_conditions`: now; not terms and conditions
     if flat[-1] == "log" and len(flat) > 1:
@@ -190,6 +213,8 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
                 continue  # `toolRefs.read`, `BASH_TOOL_NAME`: a constant, not a list
             if word in _PERSON_NAMES and _THINGS.intersection(flat[: flat.index(word)]):
                 continue  # `repo.full_name`, `project.display_name`: the name of a thing
+            if word in _CONTACT and _of_a_desk(flat[: flat.index(word)]):
+                continue  # `trade_email`, `bookings_phone`: a desk's own address, configuration
 
             if word in _WEAK_WORDS:
                 weak = weak or (kind, frequency, word)
