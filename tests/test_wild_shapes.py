@@ -409,19 +409,31 @@ def test_an_organisations_own_address_is_configuration() -> None:
     assert found(check_text(f"Questions go to ${{committeeEmail}}.\n{RULES}\n", syntax="dollar")) == []
 
 
-def test_it_is_a_time_in_a_request_body_is_a_clock() -> None:
+def _system_kinds(first_system: str) -> set[str | None]:
+    """The kinds found in an OpenAI chat body whose first system message is ``first_system``,
+    before a second one of rules."""
     import json
 
     rules = " ".join(f"Rule {i}: answer from the written procedure and cite it." for i in range(80))
     body = {"model": "gpt-5.5", "messages": [
-        {"role": "system", "content": "It is 18:42 on Thursday 5 March at the wall."},
-        {"role": "system", "content": rules},
-        {"role": "user", "content": "Is the bouldering room open?"}]}
-    kinds = {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
-    assert "timestamp" in kinds
-    quiet = json.dumps({**body, "messages": [{"role": "system", "content": "It is a climbing wall. " + rules},
-                                              body["messages"][2]]}, indent=2)
-    assert "timestamp" not in {f.kind for f in check_text(quiet, syntax="json").findings}
+        {"role": "system", "content": first_system}, {"role": "system", "content": rules},
+        {"role": "user", "content": "Is it open?"}]}
+    return {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
+
+
+@pytest.mark.parametrize("first_system", [
+    "Counter clock: 08:15, Tuesday 1 December 2026",
+    "You are Marlow. The current time and date is 07:15 AM on Saturday May 02, 2026.",
+    "Track status at 18:42: open session running, banking dry.",
+    "Briefing generated Saturday 14 June, 09:42 UTC. Winch launches only.",
+])
+def test_a_time_said_in_a_request_body_is_a_clock(first_system: str) -> None:
+    assert "timestamp" in _system_kinds(first_system)
+
+
+def test_it_is_a_time_in_a_request_body_is_a_clock() -> None:
+    assert "timestamp" in _system_kinds("It is 18:42 on Thursday 5 March at the wall.")
+    assert "timestamp" not in _system_kinds("It is a climbing wall; ask the desk for the opening times.")
 
 
 # --------------------------------------------------------------------------- shapes from wild-14
@@ -454,15 +466,6 @@ def test_people_by_what_they_do_on_the_day(name: str) -> None:
     assert judged is not None and judged[0] == "identity"
 
 
-def test_a_named_clock_in_a_request_body() -> None:
-    import json
-
-    rules = " ".join(f"Rule {i}: answer from the written procedure and cite it." for i in range(80))
-    body = {"model": "gpt-5.5", "messages": [
-        {"role": "system", "content": "Counter clock: 08:15, Tuesday 1 December 2026"},
-        {"role": "system", "content": rules}, {"role": "user", "content": "Is the boat full?"}]}
-    assert "timestamp" in {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
-
 
 # --------------------------------------------------------------------------- shapes from wild-15
 
@@ -481,15 +484,6 @@ def test_a_loop_over_the_same_list_again_is_the_same_value() -> None:
             "By area:\n{% for area in devices | groupby('area_name') %}- {{ area.grouper }}\n{% endfor %}\n" + RULES + "\n")
     assert [f.line for f in check_text(text, syntax="jinja").findings if f.rule == "PC101"] == [2]
 
-
-def test_the_current_time_and_date_in_a_request_body() -> None:
-    import json
-
-    rules = " ".join(f"Rule {i}: answer from the written procedure and cite it." for i in range(80))
-    body = {"model": "gpt-5.5", "messages": [
-        {"role": "system", "content": "You are Marlow. The current time and date is 07:15 AM on Saturday May 02, 2026."},
-        {"role": "system", "content": rules}, {"role": "user", "content": "Is the pool open?"}]}
-    assert "timestamp" in {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
 
 
 # --------------------------------------------------------------------------- shapes from wild-16
@@ -517,15 +511,6 @@ def test_how_many_tools_is_no_order() -> None:
 def test_people_on_call_today_data_at_a_time_arrivals_and_when_it_ran(line: str, kind: str) -> None:
     assert kind in [f[1] for f in found(check_text(f"{line}\n{RULES}\n", syntax="jinja"))]
 
-
-def test_a_status_at_a_time_in_a_request_body_is_a_clock() -> None:
-    import json
-
-    rules = " ".join(f"Rule {i}: answer from the written procedure and cite it." for i in range(80))
-    body = {"model": "gpt-5.5", "messages": [
-        {"role": "system", "content": "Track status at 18:42: open session running, banking dry."},
-        {"role": "system", "content": rules}, {"role": "user", "content": "Can I ride now?"}]}
-    assert "timestamp" in {f.kind for f in check_text(json.dumps(body, indent=2), syntax="json").findings}
 
 
 # --------------------------------------------------------------------------- shapes from wild-17
