@@ -50,47 +50,11 @@ _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyrigh
                            "url", "uri", "link", "links", "endpoint", "homepage", "website",
                            # a standing timetable, not today's (`weekly_schedule`, `default_city`)
                            "weekly", "standard", "regular", "default", "usual", "typical"})
-def _detail(leaf: str) -> bool:
-    """Whether the last part of a person's path is one detail of their record: a time or date
-    of theirs (`trek_time`, `birth_date`), one booking or its reference (`booking_ref`); not
-    a clock (`local_time`, `time`), a list (`orders`), nor a session or request id."""
-    raw = words(leaf)
-    judged = _by_name((leaf,))
-    if judged is None or not raw or len(raw) < 2 or any(_plural(w) for w in raw):
-        return False
-    if _CLOCK_QUALIFIERS.intersection(raw) or _PINNED_SCOPE.intersection(raw) or "request" in raw:
-        return False
-    if judged[0] == "session-id":
-        return raw[-1] in ("ref", "reference", "number", "code")
-    return judged[0] in ("timestamp", "retrieval")
-
-
-def _plural(word: str) -> bool:
-    return word.endswith("s") and not word.endswith(("ss", "us", "is"))  # not `status`, `address`
-
-
 # Words of conditions that are a contract, not the state of things now.
 _TERMS = frozenset({"terms", "use", "hire", "sale", "service", "contract", "entry", "booking", "membership",
                     "rental", "participation", "purchase", "carriage", "general", "special"})
 # A setting's first word (`max_sources`, `limit_results`).
 _LIMITS = frozenset({"max", "maximum", "min", "minimum", "limit", "default", "allowed"})
-# Address words that name a person unless a desk or trade owns them (`trade_email`).
-_CONTACT = frozenset({"email", "phone", "address"})
-
-
-def _of_a_desk(before: list[str]) -> bool:
-    """Whether the words before an address word name a desk or trade of the organisation
-    (`trade_email`, `bookings_phone`), whose address is configuration; a person's
-    (`hirer_email`, `customer_phone`) or a bare `email` stays theirs."""
-    return bool(before) and before[-1] in _DESKS
-
-
-# Desks and functions of an organisation, which have addresses of their own.
-_DESKS = frozenset({"trade", "bookings", "booking", "orders", "sales", "enquiries", "inquiries", "reservations",
-                    "reception", "press", "media", "accounts", "general", "main", "info", "hello", "office",
-                    "events", "membership", "hire", "returns", "complaints", "feedback", "careers", "jobs"})
-
-
 # Words of a time fixed per deploy (`built_at`, `released_at`).
 _DEPLOYED = frozenset({"built", "build", "released", "release", "published", "deployed", "compiled", "shipped"})
 # Words that make a time the clock now (`user.local_time`), not a time of someone's.
@@ -213,8 +177,6 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
                 continue  # `toolRefs.read`, `BASH_TOOL_NAME`: a constant, not a list
             if word in _PERSON_NAMES and _THINGS.intersection(flat[: flat.index(word)]):
                 continue  # `repo.full_name`, `project.display_name`: the name of a thing
-            if word in _CONTACT and _of_a_desk(flat[: flat.index(word)]):
-                continue  # `trade_email`, `bookings_phone`: a desk's own address, configuration
 
             if word in _WEAK_WORDS:
                 weak = weak or (kind, frequency, word)
@@ -251,6 +213,25 @@ _ROLE_LIKE_THINGS = frozenset({"server", "printer", "folder", "container", "clus
                                "ledger", "roster", "poster", "banner", "filler", "timer", "power", "summer",
                                "winter", "matter", "manner", "border", "pattern", "pointer"})
 _ROLE_SUFFIXES = ("er", "or", "ist", "ian", "ant", "ent", "ee", "ess")
+
+
+def _detail(leaf: str) -> bool:
+    """Whether the last part of a person's path is one detail of their record: a time or date
+    of theirs (`trek_time`, `birth_date`), one booking or its reference (`booking_ref`); not
+    a clock (`local_time`, `time`), a list (`orders`), nor a session or request id."""
+    raw = words(leaf)
+    judged = _by_name((leaf,))
+    if judged is None or not raw or len(raw) < 2 or any(_plural(w) for w in raw):
+        return False
+    if _CLOCK_QUALIFIERS.intersection(raw) or _PINNED_SCOPE.intersection(raw) or "request" in raw:
+        return False
+    if judged[0] == "session-id":
+        return raw[-1] in ("ref", "reference", "number", "code")
+    return judged[0] in ("timestamp", "retrieval")
+
+
+def _plural(word: str) -> bool:
+    return word.endswith("s") and not word.endswith(("ss", "us", "is"))  # not `status`, `address`
 
 
 def _is_role(word: str) -> bool:
@@ -295,9 +276,13 @@ _THINGS = frozenset({"repo", "repository", "project", "org", "organization", "te
                      "store", "shop", "business", "site", "brand", "device", "agent", "bot", "assistant", "support",
                      "contact", "hr", "clinic", "help", "helpdesk", "sales", "office", "billing", "admin", "noreply",
                      "team", "department", "school", "hotel", "restaurant", "hospital", "bank", "firm",
-                     # bodies of the organisation the assistant serves (`committeeEmail`)
+                     # bodies and desks of the organisation the assistant serves (`committeeEmail`,
+                     # `trade_email`, `bookings_phone`), whose addresses are configuration
                      "committee", "board", "council", "society", "club", "association", "reception",
-                     "frontdesk", "desk", "secretary"})
+                     "frontdesk", "desk", "secretary", "trade", "bookings", "booking", "orders", "enquiries",
+                     "inquiries", "reservations", "press", "media", "accounts", "general", "main", "info",
+                     "hello", "events", "membership", "hire", "returns", "complaints", "feedback", "careers",
+                     "jobs"})
 
 
 # Words that name a kind of content so general that a more specific word in the same name
