@@ -121,6 +121,14 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
     units: list[Unit] = []
     # Labels are read in prompt text, not in code or request bodies (whose values are literals).
     by_label = template.syntax not in CODE_SYNTAXES and template.syntax not in ("json", "markdown")
+    names_inverted: list[set[str]] = []
+
+    def inverted() -> set[str]:
+        """The names of the template's inverted sections, found once, when first asked."""
+        if not names_inverted:
+            names_inverted.append({b.expr.name for b in walk(template.segments)
+                                   if isinstance(b, Block) and b.kind == "inverted" and b.expr is not None})
+        return names_inverted[0]
 
     def visit(segments: list[Segment], bound: frozenset[str], depth: int) -> None:
         for seg in segments:
@@ -171,7 +179,7 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                                                                        "what this block renders"), seg.expr, depth))
                         continue
                 flag = template.syntax == "mustache" and seg.kind == "section" and (
-                    not _lists_items(seg) or _either_or(template, seg))
+                    not _lists_items(seg) or _either_or(seg, inverted()))
                 if seg.expr is not None and seg.kind in _LOOP_BLOCKS | _CONTEXT_BLOCKS and not flag:
                     vol = classify(seg.expr, overrides, collection=True)
                     if vol is None and seg.kind == "with":
@@ -246,14 +254,13 @@ _FLAG_WORDS = frozenset({"is", "has", "show", "include", "enable", "enabled", "u
                          "can", "should", "allow", "hide", "no", "not"})
 
 
-def _either_or(template: Template, block: Block) -> bool:
+def _either_or(block: Block, inverted: set[str]) -> bool:
     """A section that prints no field and has an inverted twin (`{{#posts_plants}}…{{/…}}
-    {{^posts_plants}}…`): fixed text chosen by a flag, not a list of items."""
-    if block.expr is None or any(isinstance(seg, Slot) for seg in walk(block.body)):
+    {{^posts_plants}}…`; ``inverted``: the names of the template's inverted sections): fixed
+    text chosen by a flag, not a list of items."""
+    if block.expr is None or block.expr.name not in inverted:
         return False
-    name = block.expr.name
-    return any(isinstance(other, Block) and other.kind == "inverted" and other.expr is not None
-               and other.expr.name == name for other in walk(template.segments))
+    return not any(isinstance(seg, Slot) for seg in walk(block.body))
 
 
 def _lists_items(block: Block) -> bool:
