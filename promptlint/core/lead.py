@@ -117,11 +117,17 @@ def judge_by_label(source: str, start: int, expr: Expr) -> Volatility | None:
     """The volatility a label before the value says, for a value whose name said nothing."""
     if not expr.paths and not expr.calls:
         return None  # a literal (`for s in ["inspect", "clean"]`) is what it says
-    named = [w for p in expr.paths for part in p for w in words(part)]
-    # A count of fixed things still counts (`ToolCallCount` under "Tool calls so far:").
-    if any(w in _FIXED_NAME_WORDS for w in named) and not (named and named[-1] in _COUNTERS):
+    if _fixed_name(expr):
         return None
     return _by_label(source, start, expr) or _refreshed_above(source, start)
+
+
+def _fixed_name(expr: Expr) -> bool:
+    """Whether the value's name is one fixed per deploy whatever label it stands under
+    (`version`, `tools`, `trade_email`); a count of fixed things still counts
+    (`ToolCallCount` under "Tool calls so far:")."""
+    named = [w for p in expr.paths for part in p for w in words(part)]
+    return any(w in _FIXED_NAME_WORDS for w in named) and not (named and named[-1] in _COUNTERS)
 
 
 # "Readings refreshed {{ now() }}", "Stock updated at {time}": the lines below were fetched then.
@@ -135,7 +141,7 @@ def record_of_person_above(source: str, start: int, expr: Expr) -> Volatility | 
     """A "Label: value" line right under a line that names the user ("Buyer: {name}" then
     "Standing order: {order}"): the value is a record of that person, looked up for them.
     The caller has found the person on the line above; a fixed name is never judged."""
-    if not expr.paths or any(w in _FIXED_NAME_WORDS for p in expr.paths for part in p for w in words(part)):
+    if not expr.paths or _fixed_name(expr):
         return None
     label = label_before(source, start)
     line_start = source.rfind("\n", 0, start) + 1
