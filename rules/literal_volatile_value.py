@@ -126,7 +126,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     tokens_after = _tokens_after(ctx)
     rendered_head = _RENDER_HEADER.search(template.source[:_HEADER_CHARS]) is not None
     capture = _is_capture(template.source)  # a capture stays a record, even of a rendered prompt
-    strong: list[tuple[int, literals.Rendered]] = []  # (the text's offset, the value in it)
+    strong: list[tuple[int, str, literals.Rendered]] = []  # (the text's offset, the text, the value in it)
     weak: list[tuple[int, int, str, bool]] = []  # (start, end, what, under a plain label) in the file
     for text in _texts(template.segments):
         source = template.source[text.span.start : text.span.end]
@@ -139,7 +139,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             and not _EXAMPLE.search(_line_at(source, r.start))
         ]
         if not capture:  # a record of one rendering, not the text that is sent: low confidence
-            strong += [(text.span.start, r) for r in found]
+            strong += [(text.span.start, source, r) for r in found]
         if not _DIGIT.search(source) and ":" not in source and "=" not in source:
             continue  # every value found has a digit or follows a label: most texts have neither
         offset = text.span.start
@@ -152,11 +152,12 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 for start, end, what, plain in found_here:
                     if any(a <= start and end <= b for a, b in spans):
                         continue  # `2026-04-07T14:30:00Z` in backticks: an example of a format
-                    if not any(base + v.start < offset + end and offset + start < base + v.end for base, v in strong):
+                    if not any(base + v.start < offset + end and offset + start < base + v.end
+                               for base, _, v in strong):
                         weak.append((offset + start, offset + end, what, plain))
             offset += len(line)
-    for base, value in strong:
-        yield _rendered(ctx, base, template.source[base:], value, tokens_after)
+    for base, text_source, value in strong:
+        yield _rendered(ctx, base, text_source, value, tokens_after)
     # A file that holds a value rendered for one request, or several values of this moment
     # under their labels (a date, a time, a working directory), is a render: its values
     # cost what a template's would.
