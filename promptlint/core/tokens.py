@@ -144,13 +144,12 @@ def _build(name: str) -> tiktoken.Encoding:
 
 def get_encoding(name: str) -> tiktoken.Encoding:
     """The named shipped encoding, built once per process."""
-    params = _params(name)  # outside the lock, which it takes itself
-    with _lock:
-        if name not in _encodings:
-            import tiktoken
-
-            _encodings[name] = tiktoken.Encoding(**params)
-        return _encodings[name]
+    built = _encodings.get(name)
+    if built is None:
+        built = _build(name)  # outside the lock, which _params takes itself
+        with _lock:
+            built = _encodings.setdefault(name, built)
+    return built
 
 
 def split_pattern(name: str) -> str:
