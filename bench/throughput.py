@@ -212,7 +212,8 @@ def slowest_files(paths: list[Path], config: Path, top: int, profile: int) -> li
         profiler.enable()
     for path in paths:
         start = time.perf_counter()
-        check_paths([str(path)], config_file=str(config), jobs=1)
+        # As `promptlint check` with the text report: findings are not planned as fixes.
+        check_paths([str(path)], config_file=str(config), jobs=1, plan_fixes=False)
         timed.append((time.perf_counter() - start, path))
     if profiler is not None:
         import pstats

@@ -71,3 +71,29 @@ def test_a_character_the_regex_engines_may_class_differently_is_counted_exactly(
     text = "Ask \U0003d000's owner, then \U0003d000's keeper. " * 5
     counter = SuffixTokens(text, "o200k_base")
     assert [counter.after(i) for i in range(len(text))] == [tokens.count(text[i:]) for i in range(len(text))]
+
+
+_LINES = st.text(alphabet=st.sampled_from(list("ab Z9 \n\r\t.,'-_/{}#*é🎉日")), max_size=120)
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@settings(max_examples=200, deadline=None)
+@given(text=_LINES, data=st.data())
+def test_a_sync_point_starts_a_piece_in_every_scan_that_covers_it(encoding: str, text: str, data: st.DataObject) -> None:
+    regex = suffixtokens._pattern(tokens.split_pattern(encoding))
+    syncs = [m.start() + 1 for m in suffixtokens._SYNC.finditer(text)]
+    for start in data.draw(st.lists(st.integers(0, len(text)), max_size=4)) + [0]:
+        scan = {m.start() for m in regex.finditer(text, start)}
+        assert {p for p in syncs if p >= start} <= scan
+
+
+@pytest.mark.parametrize("reach", [0, 3, 4096])
+@settings(max_examples=60, deadline=None)
+@given(text=_LINES, data=st.data())
+def test_suffixes_count_alike_near_and_beyond_the_sync_reach(reach: int, text: str, data: st.DataObject) -> None:
+    # reach 0: every offset past the start finds no sync point and uses the whole scan's starts.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(suffixtokens, "_SYNC_REACH", reach)
+        counter = SuffixTokens(text, "o200k_base")
+        for offset in data.draw(st.lists(st.integers(0, len(text)), max_size=8)):
+            assert counter.after(offset) == tokens.count(text[offset:], "o200k_base")

@@ -11,17 +11,33 @@ and byte-pair encodes each piece alone. The scan of ``text[offset:]`` therefore 
 scan of the whole text at the first piece start they share, and from there on yields the
 same pieces, whose tokens are the whole text's tokens from that position. Before it, the
 few pieces of the suffix's own scan are encoded one by one, as tiktoken would.
+
+The whole text's scan is not run from its start for each question. A piece of either
+shipped pattern holds a line break only among whitespace or at the end of a run of
+punctuation, followed by nothing but more breaks (and, in o200k, `/`). So a visible
+character other than `/` just after a line break starts a piece in every scan that covers
+it, and the scan from the last such position before an offset is the whole text's scan
+from there on.
 """
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_left
+from collections.abc import Iterator
 from functools import cache
 from itertools import accumulate
 from typing import Any
 
 from promptlint.core import tokens
+
+# A position every scan starts a piece at: a visible ASCII character other than `/` just
+# after a line break (see the module's docstring).
+_SYNC = re.compile(r"[\r\n](?=[!-.0-~])")
+# How far back from an offset a sync point is looked for; past that (a long line), the
+# whole text's piece starts are computed once.
+_SYNC_REACH = 4096
 
 # Characters between two known byte offsets of a non-ASCII text (see ``_byte_offset``).
 _CHECKPOINT = 4096
@@ -74,7 +90,9 @@ class SuffixTokens:
         self._token_starts = array("q", accumulate(map(tokens.token_length(encoding), ids), initial=0))
         self._token_starts.pop()
         self._regex = _pattern(tokens.split_pattern(encoding))
-        self._piece_starts = _piece_starts(self._regex, text)
+        # Every piece start of the whole scan, computed only when an offset has no sync
+        # point within reach (see the module's docstring).
+        self._piece_starts: array[int] | None = None
         # Byte offsets of every _CHECKPOINT-th character (non-ASCII text only).
         self._checkpoints: list[int] | None = None
         if len(data) != len(text):
@@ -95,19 +113,28 @@ class SuffixTokens:
             self._build()
         if not self._exact:
             return tokens.count(self.text[offset:], self.encoding)
-        if self._is_piece_start(offset):
-            return self._tokens_from(offset)
+        whole = self._whole_scan_from(offset)
+        known = next(whole, None)
         head = 0
         for match in self._regex.finditer(self.text, offset):
             start = match.start()
-            if self._is_piece_start(start):
+            while known is not None and known < start:
+                known = next(whole, None)
+            if known == start:
                 return head + self._tokens_from(start)
             head += len(tokens.encode_piece(match.group(), self.encoding))
         return head
 
-    def _is_piece_start(self, offset: int) -> bool:
-        i = bisect_left(self._piece_starts, offset)
-        return i < len(self._piece_starts) and self._piece_starts[i] == offset
+    def _whole_scan_from(self, offset: int) -> Iterator[int]:
+        """The whole text's piece starts from the last one at or before ``offset`` on."""
+        text = self.text
+        sync = _sync_point(text, offset)
+        if sync is not None:
+            return (m.start() for m in self._regex.finditer(text, sync))
+        if self._piece_starts is None:
+            self._piece_starts = _piece_starts(self._regex, text)
+        starts = self._piece_starts
+        return iter(starts[max(0, bisect_left(starts, offset) - 1) :])
 
     def _tokens_from(self, offset: int) -> int:
         """Tokens of the whole text's encoding from a piece start on."""
@@ -118,6 +145,23 @@ class SuffixTokens:
             return offset
         base = offset - offset % _CHECKPOINT
         return self._checkpoints[base // _CHECKPOINT] + len(self.text[base:offset].encode("utf-8"))
+
+
+def _sync_point(text: str, offset: int) -> int | None:
+    """The last position at or before ``offset``, within ``_SYNC_REACH``, where every scan
+    starts a piece (0, the text's start, is one); None when there is none in reach."""
+    if offset <= _SYNC_REACH:
+        floor = 0
+    else:
+        floor = offset - _SYNC_REACH
+    end = min(offset, len(text) - 1)
+    while True:
+        brk = max(text.rfind("\n", floor, end), text.rfind("\r", floor, end))
+        if brk < 0:
+            return 0 if floor == 0 else None
+        if _SYNC.match(text, brk):
+            return brk + 1
+        end = brk
 
 
 def _piece_starts(regex: Any, text: str) -> array[int]:
