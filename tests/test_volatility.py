@@ -91,6 +91,9 @@ NAMES = [
     ("tools", "tool-order", "per-session"),
     ("AVAILABLE_TOOLS", "tool-order", "per-session"),
     ("mcp_servers", "tool-order", "per-session"),
+    ("DRIVER_NAME", "identity", "per-session"),
+    ("CYCLE_NUMBER", "session-id", "per-request"),
+    ("job_card", "retrieval", "per-request"),
 ]
 
 
@@ -123,6 +126,12 @@ def test_classified_by_name(name: str, kind: str, frequency: str, syntax: str) -
         "policy_effective_date",
         "style_guide",
         "language",
+        # the application's configuration, and the phone of the place the assistant answers for
+        "config.hallPhone",
+        "cfg.bot_handle",
+        "settings.support_email",
+        "centre_phone",
+        "hall_email",
     ],
 )
 def test_stable_names(name: str) -> None:

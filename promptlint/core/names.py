@@ -42,7 +42,9 @@ _PINNED = frozenset({"start", "started", "startup", "boot", "launched", "began",
 _PINNED_SCOPE = frozenset({"session", "process", "conversation", "chat", "run", "boot", "startup", "launch"})
 # Words that make a name stable however it continues (`agent_name`, `company_timezone`).
 _STABLE_ROOTS = frozenset({"agent", "assistant", "bot", "company", "product", "app", "brand", "org", "organization",
-                           "system", "policy", "cutoff", "knowledge_cutoff", "version", "model", "persona", "tenant"})
+                           "system", "policy", "cutoff", "knowledge_cutoff", "version", "model", "persona", "tenant",
+                           # the application's configuration object (`config.hallPhone`, `cfg.bot_handle`)
+                           "config", "cfg", "conf", "configuration", "settings", "constants", "consts"})
 # Words that make a value fixed wherever they appear (`knowledge_cutoff`, `policy_date`).
 _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyright", "founded", "release",
                            "released", "deadline", "birthday", "anniversary", "year", "month", "model",
@@ -282,7 +284,11 @@ _THINGS = frozenset({"repo", "repository", "project", "org", "organization", "te
                      "frontdesk", "desk", "secretary", "trade", "bookings", "booking", "orders", "enquiries",
                      "inquiries", "reservations", "press", "media", "accounts", "general", "main", "info",
                      "hello", "events", "membership", "hire", "returns", "complaints", "feedback", "careers",
-                     "jobs"})
+                     "jobs",
+                     # the places an assistant answers for (`centre_phone`, `hall_email`)
+                     "centre", "center", "hall", "venue", "studio", "library", "museum", "gallery", "theatre",
+                     "theater", "cinema", "gym", "farm", "yard", "depot", "workshop", "garage", "salon", "surgery",
+                     "practice", "pharmacy", "station", "kiosk", "lab", "warehouse", "market", "marina", "arena"})
 
 
 # Words that name a kind of content so general that a more specific word in the same name
