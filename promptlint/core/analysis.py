@@ -226,9 +226,24 @@ _USER_TURN_HEADING = re.compile(
 )
 
 
+# A comment that opens a template and says the template is the latest user turn
+# ("{# Template of the latest user turn: appended after the history #}").
+_USER_TURN_COMMENT = re.compile(
+    r"(?i)\b(?:(?:latest|last|current|next)\s+(?:user|human|customer)(?:'s)?\s+(?:turn|message)|"
+    r"(?:user|human)[ -](?:turn|message)\s+template)\b"
+)
+
+
 def _user_turn_start(template: Template) -> int | None:
-    """Where a prompt file's own heading starts its latest user turn (text prompts only)."""
-    if template.syntax in CODE_SYNTAXES or template.syntax == "json" or "#" not in template.source:
+    """Where a prompt file's own heading starts its latest user turn (text prompts only), or
+    0 when the comment that opens the template says the whole template is that turn."""
+    if template.syntax in CODE_SYNTAXES or template.syntax == "json":
+        return None
+    first = next((seg for seg in template.segments if not (isinstance(seg, Text) and not seg.text.strip())), None)
+    if isinstance(first, Tag) and first.tag == "comment" and _USER_TURN_COMMENT.search(
+            template.source[first.span.start : first.span.end]):
+        return 0
+    if "#" not in template.source:
         return None
     found = _USER_TURN_HEADING.search(template.source)
     return found.start() if found is not None else None

@@ -19,6 +19,11 @@ from promptlint.loaders.base import LoadError
 # Sprig's sorting functions; Go itself visits a map's keys in sorted order, a slice in its
 # own order (which the template cannot see, so a range stays unsorted unless it says).
 _SORTING = frozenset({"sortAlpha", "sort", "sortBy"})
+# The first of two range variables that names a slice's index (`range $i, $t := .Tools`);
+# any other (`$name`, `$key`, `$k`) names a map's key, and text/template visits a map in
+# sorted key order ("If the value is a map and the keys are of basic type with a defined
+# order, the elements will be visited in sorted key order": pkg.go.dev/text/template).
+_INDEX_VARS = frozenset({"$i", "$j", "$n", "$idx", "$index", "$ix", "$pos", "$num", "$no", "$_", "$"})
 _KEYWORDS = frozenset({"if", "range", "with", "block", "define"})
 _RANGE_VARS = re.compile(r"^\s*(\$\w*)\s*(?:,\s*(\$\w*)\s*)?:?=\s*")
 _FIELD = re.compile(r"^(\$\w*)?((?:\.[A-Za-z_]\w*)*)$")
@@ -161,7 +166,8 @@ class _Parser:
             pipeline = rest[names.end():] if names else rest
             expr = describe(pipeline, scoped)
             block = Block("each", span, None, expr=expr, loop_vars=(".", *variables))
-            block.sorted = bool(_SORTING.intersection(expr.calls))
+            keyed = len(variables) == 2 and variables[0].lower() not in _INDEX_VARS
+            block.sorted = keyed or bool(_SORTING.intersection(expr.calls))
             return block
         if keyword == "with":
             return Block("with", span, None, expr=describe(rest, scoped), loop_vars=(".",))
