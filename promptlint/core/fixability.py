@@ -173,14 +173,21 @@ def _why_it_does_not_help(
 def _first_left_before_stable(analysis: Analysis, draft: Draft | None) -> Unit | None:
     """The first unit the draft leaves in place that has stable text after it."""
     done = (draft.moved_units | draft.sorted_units) if draft is not None else set()
-    left = [u for u in analysis.units if id(u.segment) not in done
-            and analysis.stable_text[analysis.offset_of(u.segment) :].strip()]
+    end = _last_stable_text(analysis)
+    left = [u for u in analysis.units if id(u.segment) not in done and analysis.offset_of(u.segment) < end]
     return min(left, key=lambda u: analysis.offset_of(u.segment), default=None)
 
 
 def volatile_before_stable(analysis: Analysis) -> int:
     """How many volatile units have stable, non-blank text rendered after them."""
-    return sum(1 for u in analysis.units if analysis.stable_text[analysis.offset_of(u.segment) :].strip())
+    end = _last_stable_text(analysis)
+    return sum(1 for u in analysis.units if analysis.offset_of(u.segment) < end)
+
+
+def _last_stable_text(analysis: Analysis) -> int:
+    """Where the stable text's last non-blank character ends: a unit rendered before it has
+    stable text after it (one scan, not a copy of the text's tail per unit)."""
+    return len(analysis.stable_text.rstrip())
 
 
 def _line(template: Template, unit: Unit) -> int:
