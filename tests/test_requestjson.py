@@ -130,3 +130,21 @@ def test_a_clock_stated_as_the_time_now_in_a_sentence(text: str, clock: str) -> 
                                   "Meet at 14:32 by the gate."])
 def test_a_time_that_is_not_the_time_now_stays_quiet(text: str) -> None:
     assert volatile_values(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("You are speaking with Gwen Trelawney of Higher Polmear Farm.", "Gwen Trelawney"),
+        ("You take fault reports. The caller is Dana Okafor, building manager.", "Dana Okafor"),
+        ("Rider: Tom Arkwright, day pass 4471.", "Tom Arkwright"),
+    ],
+)
+def test_the_name_of_the_person_served_is_rendered_for_them(text: str, name: str) -> None:
+    assert [(v.kind, text[v.start : v.end]) for v in volatile_values(text)] == [("identity", name)]
+
+
+@pytest.mark.parametrize("text", ["You are helping The Team with rotas.", "You are talking with our mascot.",
+                                  "I am Tom Okafor from the Quay Cafe."])
+def test_no_person_served_is_named(text: str) -> None:
+    assert volatile_values(text) == []

@@ -187,7 +187,7 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                     if vol is None and by_label and seg.kind in _LOOP_BLOCKS | {"with"}:
                         vol = (_by_label(template.source, seg.open.start, seg.expr, overrides) or (None, None))[0]
                     if vol is None and seg.kind in _LOOP_BLOCKS and seg.loop_vars:
-                        vol = _by_item_fields(seg, overrides)
+                        vol = _by_item_name(seg, overrides) or _by_item_fields(seg, overrides)
                     if vol is not None and vol.fixed_order:
                         vol = order_can_change(vol, _nearby(template.source, seg), seg.expr)
                     if vol is not None and not (seg.sorted and vol.kind == "tool-order"):
@@ -211,6 +211,10 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                 _inner_loops(seg.body, depth + 1)
 
     visit(template.segments, frozenset(), 0)
+    if units and _ends_with_the_users_input(template, units[-1]):
+        # "Question: {question}" closing the template: the user's latest input, which nothing
+        # cached follows (the template is the user's turn, or the question is sent as one).
+        units = units[:-1]
     cut = _user_turn_start(template)
     if cut is not None:
         # What a "User message template" heading introduces is the latest user turn, after
@@ -224,6 +228,20 @@ _USER_TURN_HEADING = re.compile(
     r"(?im)^[ \t]*#{1,6}[ \t]*(?:the[ \t]+)?(?:user|human|customer)(?:'s)?[ \t]+(?:message|prompt|turn|input|query)"
     r"(?:[ \t]+template)?[ \t]*:?[ \t]*$"
 )
+
+
+# Names of the user's own latest input, which a template may end with.
+_USERS_INPUT = frozenset({"question", "query", "message", "input", "userinput", "userquestion", "usermessage",
+                          "userquery", "usermsg", "messagetext", "questiontext"})
+
+
+def _ends_with_the_users_input(template: Template, unit: Unit) -> bool:
+    """Whether ``unit`` is a slot of the user's latest input with nothing after it."""
+    seg = unit.segment
+    if not isinstance(seg, Slot) or template.syntax in CODE_SYNTAXES or template.syntax == "json":
+        return False
+    name = re.sub(r"[^a-z]", "", (seg.expr.path[-1] if seg.expr.path else seg.expr.name).lower())
+    return name in _USERS_INPUT and not template.source[seg.span.end :].strip()
 
 
 # A comment that opens a template and says the template is the latest user turn
@@ -320,6 +338,24 @@ def worst_first(vol: Volatility) -> tuple[bool, int]:
     """A sort key: per-request/per-user values above session values above daily ones."""
     order = ("per-deploy", "per-day", "per-session", "per-request")
     return (vol.varies_per_request_or_user, order.index(vol.frequency))
+
+
+# An item named like this makes the list it comes from a tool catalogue.
+_TOOL_ITEMS = frozenset({"tool", "plugin", "function", "mcp", "server"})
+
+
+def _by_item_name(loop: Block, overrides: Overrides | None) -> Volatility | None:
+    """A loop whose list's name says nothing, judged by the name of its item: `for name, tool
+    in registry.items()` renders a tool catalogue, in whatever order the registry holds it."""
+    assert loop.expr is not None
+    if configured_stable(loop.expr, overrides or Overrides()):
+        return None
+    item = next((v for v in reversed(loop.loop_vars) if v.lstrip("$").lower() in _TOOL_ITEMS), None)
+    if item is None:
+        return None
+    return Volatility("tool-order", "per-session",
+                      f"judged by the name of its item (`{item}` in `{loop.expr.source}`): a tool list",
+                      assumed="a catalogue rendered in the order its source holds it")
 
 
 def _by_item_fields(loop: Block, overrides: Overrides | None) -> Volatility | None:

@@ -303,7 +303,8 @@ _ONE_TOOL = frozenset({"name", "ref", "refs", "id", "key", "label", "prefix", "a
 # Leaves after a tool word that still mean the whole catalogue (`tools.list`, `tool_summary`).
 _CATALOGUE = frozenset({"list", "summary", "summaries", "descriptions", "description", "catalog", "catalogue",
                         "inventory", "info", "docs", "text", "block", "all", "available", "section", "prompt",
-                        "definitions", "specs", "json", "formatted", "str", "string", "md", "markdown"})
+                        "definitions", "specs", "json", "formatted", "str", "string", "md", "markdown",
+                        "registry", "registries"})
 
 
 def _names_one_tool(parts: list[list[str]], index: int, position: int) -> bool:

@@ -343,7 +343,8 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         escaped = " and `{{`/`}}` escaped braces" if re.search(r"\{\{|\}\}", text) else ""
         what = _names(fields, "`{name}` str.format fields")
         return Inference("format", f"inferred from content: {what}{escaped}, no JSON outside them", True)
-    if len(set(fields)) == 1 and (_names_a_volatile_value(fields[0]) or _alone_and_volatile(text, fields[0])):
+    if len(set(fields)) == 1 and (_names_a_volatile_value(fields[0]) or _alone_and_volatile(text, fields[0])
+                                  or _labelled_and_volatile(text, fields[0])):
         what = f"1 `{{name}}` str.format field ({fields[0]}) whose name reads as a volatile value"
         return Inference("format", f"inferred from content: {what}, no JSON outside it", True)
     return None
@@ -356,6 +357,16 @@ def _alone_and_volatile(text: str, field: str) -> bool:
 
     alone = re.search(r"(?m)^[ \t]*\{" + re.escape(field) + r"\}[ \t]*$", text) is not None
     return alone and _by_name(tuple(field.split("."))) is not None
+
+
+def _labelled_and_volatile(text: str, field: str) -> bool:
+    """`The current timestamp is: {timestamp}`: a one-word name the vocabulary reads as
+    volatile, ending a line after a label's colon, where a value is put."""
+    from promptlint.core.names import _by_name
+
+    if not re.search(r":[ \t]*\{" + re.escape(field) + r"\}[ \t]*$", text, re.M):
+        return False
+    return _by_name(tuple(field.split("."))) is not None
 
 
 def _names_a_volatile_value(field: str) -> bool:

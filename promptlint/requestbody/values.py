@@ -46,6 +46,14 @@ _LABELLED_ID = re.compile(
     r"(?:[ _-]?id\b)?[\"']?\s*(?:is|:|=)?\s*[\"']?(?P<value>" + _UUID + r"|[0-9a-fA-F]{16,}|[A-Za-z]+_[A-Za-z0-9]{8,})"
 )
 _PER_SESSION_IDS = frozenset({"session", "conversation", "thread", "chat"})
+# A person's name where the prompt says the assistant is serving them ("You are speaking with
+# Gwen Trelawney", "The caller is Dana Okafor"): in a request body, rendered for this user.
+_SERVED_PERSON = re.compile(
+    r"\b(?:[Yy]ou(?:'re|\s+are)\s+(?:speaking|talking|chatting)\s+(?:with|to)|[Yy]ou(?:'re|\s+are)\s+(?:helping|assisting|serving)"
+    r"|[Tt]he\s+(?:caller|customer|user|guest|member|client|patient|visitor|rider)\s+is"
+    r"|(?:Caller|Customer|Guest|Member|Client|Patient|Visitor|Rider|Signed\s+in|Logged\s+in)\s*:)"
+    r"[ \t]+(?!(?:The|A|An|Our|Your|This|That|Their|His|Her|Its)\b)(?P<name>[A-Z][a-z'’]+(?:[ \t-]+[A-Z][a-z'’]+){1,2})\b"
+)
 
 
 def _precision(value: str) -> str:
@@ -73,6 +81,8 @@ def volatile_values(text: str) -> list[VolatileValue]:
         label = match.group("label").lower()
         name = "session_id" if label in _PER_SESSION_IDS else "request_id"
         found.append(VolatileValue(match.start("value"), match.end("value"), "id", name))
+    for match in _SERVED_PERSON.finditer(text):
+        found.append(VolatileValue(match.start("name"), match.end("name"), "identity", "signed_in_user"))
     # Rendered for one request or user (core/literals.py): "Generated … at 07:12:44Z", a
     # signed-in user's name and e-mail.
     for value in literals.scan(text):
