@@ -95,6 +95,8 @@ class Analysis:
     _offsets: dict[int, int] = field(default_factory=dict, repr=False)
     # The stable text encoded once, for every unit's count of what follows it.
     _suffixes: SuffixTokens | None = field(default=None, repr=False, compare=False)
+    # The rendering's tokens, kept for the stable text when nothing varies (the same text).
+    _rendered_ids: list[int] | None = field(default=None, repr=False, compare=False)
 
     def offset_of(self, segment: Segment) -> int:
         """Where a segment's output starts in the stable-only rendering."""
@@ -108,7 +110,9 @@ class Analysis:
         """Tokens of ``stable_text[offset:]`` encoded on its own (the whole stable text at 0),
         read from one encoding of the stable text however many units ask."""
         if self._suffixes is None:
-            self._suffixes = SuffixTokens(self.stable_text, self.encoding)
+            same = self._rendered_ids is not None and self.stable_text == self.rendered
+            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._rendered_ids if same else None)
+            self._rendered_ids = None
         return self._suffixes.after(offset)
 
     @property
@@ -549,6 +553,7 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         stable_text=stable_text,
         rendered=rendered,
         _offsets=offsets,
+        _rendered_ids=first if stable_text == rendered else None,
     )
 
 

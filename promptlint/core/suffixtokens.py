@@ -53,17 +53,21 @@ def _pattern(source: str) -> Any:
 
 
 # Suffixes counted by encoding them, before the table is built: most files ask a few times,
-# and one encoding of a suffix costs less than the table.
+# and one encoding of a suffix costs less than the table. Not for a long text, where the
+# encoding a suffix costs nearly what the table's costs, and the table answers the rest.
 _DIRECT_QUERIES = 1
+_DIRECT_TEXT_CHARS = 64 * 1024
 
 
 class SuffixTokens:
     """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
 
-    def __init__(self, text: str, encoding: str) -> None:
+    def __init__(self, text: str, encoding: str, ids: list[int] | None = None) -> None:
+        """``ids``: the text's own encoding, when the caller has it (not encoded again)."""
         self.text = text
         self.encoding = encoding
-        self._asked = 0
+        self._ids = ids
+        self._asked = 0 if ids is None and len(text) <= _DIRECT_TEXT_CHARS else _DIRECT_QUERIES
         self._built = False
 
     def _build(self) -> None:
@@ -84,7 +88,8 @@ class SuffixTokens:
             self._exact = False
             return
         self._exact = True
-        ids = tokens.encode(text, encoding)
+        ids = self._ids if self._ids is not None else tokens.encode(text, encoding)
+        self._ids = None
         self.total = len(ids)
         # Byte offset where each token starts, and where each piece of the scan starts.
         self._token_starts = array("q", accumulate(map(tokens.token_length(encoding), ids), initial=0))
