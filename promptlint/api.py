@@ -71,7 +71,7 @@ _POSITION_RULES = frozenset({"PC101", "PC102", "PC103", "PC105", "PC107"})
 
 
 def _set_role(template: Template, config: Config) -> Template:
-    template.role, template.role_evidence = config_mod.role_for(template.path, config)
+    template.role, template.role_evidence = config_mod.role_for(template.path, config, template.source)
     return template
 
 

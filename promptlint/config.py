@@ -319,9 +319,20 @@ def matching_glob(path: str, base: Path, globs: Any) -> str | None:
     return None
 
 
-def role_for(path: str, config: Config) -> tuple[str, str | None]:
+# A text that opens by telling the assistant what it is or does is a system prompt, whatever
+# its name says (`wig_user.hbs`: "You are the hire assistant…", a prompt about the user).
+_ADDRESSES_THE_ASSISTANT = re.compile(
+    r"\A(?:\s|\{\{!--.*?--\}\}|\{\{!.*?\}\}|\{#.*?#\}|<!--.*?-->)*"
+    r"(?:You(?:'re|\s+are|\s+will\s+be)\s|You\s+(?:help|answer|take|book|run|work|assist|act|plan|write|handle)\b|"
+    r"Act\s+as\b|Your\s+(?:role|job|task)\b)",
+    re.DOTALL,
+)
+
+
+def role_for(path: str, config: Config, text: str | None = None) -> tuple[str, str | None]:
     """The role a file's text is sent in and what says so: a `[role]` glob of its config,
-    else its name (`*_user.j2`, `user_prompt.md`), else the system prompt (None)."""
+    else its name (`*_user.j2`, `user_prompt.md`; not a `*_user` file whose ``text`` opens
+    by addressing the assistant), else the system prompt (None)."""
     if config.path is not None and config.role:
         pattern = matching_glob(path, config.path.parent, config.role)
         if pattern is not None:
@@ -337,7 +348,8 @@ def role_for(path: str, config: Config) -> tuple[str, str | None]:
             return "user", f"file name {PurePath(path).name!r}"
         after = _USER_TURN_SUFFIX.match(candidate)
         if after and suffix not in _MARKDOWN and after.group("before").rsplit("_", 2)[-1] not in _DESCRIBES_A_USER \
-                and after.group("before") not in _DESCRIBES_A_USER:
+                and after.group("before") not in _DESCRIBES_A_USER \
+                and not (text is not None and _ADDRESSES_THE_ASSISTANT.match(text)):
             return "user", f"file name {PurePath(path).name!r}"
     return "system", None
 

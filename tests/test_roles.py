@@ -44,6 +44,22 @@ def test_role_from_the_file_name(name: str, role: str) -> None:
     assert role_for(name, Config())[0] == role
 
 
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("You are the hire assistant at Curtain Call Wigs.\n{{#if customer}}…", "system"),
+        ("{{!-- about the guest --}}\nYou help guests book hovercraft days.\n", "system"),
+        ("Act as the taproom's loyalty assistant.\n", "system"),
+        ("[{{ now() }}] {{ user.first_name }} asks:\n{{ question }}\n", "user"),
+        ("{# Latest user turn #}\n{{ question }}\n", "user"),
+    ],
+)
+def test_a_user_named_file_that_addresses_the_assistant_is_a_system_prompt(text: str, role: str) -> None:
+    # `*_user` names the user turn, unless the text opens by telling the assistant what it is.
+    assert role_for("prompts/wig_user.hbs", Config(), text)[0] == role
+    assert role_for("prompts/user_message.hbs", Config(), text)[0] == "user"  # said outright
+
+
 def test_role_from_config_wins(tmp_path: Path) -> None:
     config = parse(tmp_path / "promptlint.toml", {"role": {"prompts/followup*.j2": "user", "answer_user.j2": "system"}})
     assert role_for(str(tmp_path / "prompts/followup_1.j2"), config) == (

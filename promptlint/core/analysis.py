@@ -148,6 +148,9 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                         units.append(Unit(seg, found[0], found[1], depth))
                     continue
                 judged = _judge_slot(seg, overrides)
+                if judged is not None and judged[0].kind == "identity" and _RUN_BY.search(
+                        template.source, max(0, seg.span.start - 40), seg.span.start):
+                    judged = None  # "the station run by {{operatorName}}": the business, fixed per deploy
                 if judged is None and by_label:
                     judged = _by_label(template.source, seg.span.start, seg.expr, overrides)
                 if judged is None and by_label and _under_person(template, seg, units, overrides):
@@ -232,6 +235,10 @@ _USER_TURN_HEADING = re.compile(
     r"(?im)^[ \t]*#{1,6}[ \t]*(?:the[ \t]+)?(?:user|human|customer)(?:'s)?[ \t]+(?:message|prompt|turn|input|query)"
     r"(?:[ \t]+template)?[ \t]*:?[ \t]*$"
 )
+
+
+# What, just before a name, says it names who runs the business, not a user.
+_RUN_BY = re.compile(r"\b(?:run|operated|owned|managed|provided|powered|built|made)\s+by\s*$")
 
 
 # Names of the user's own latest input, which a template may end with.
