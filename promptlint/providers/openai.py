@@ -18,7 +18,8 @@ from promptlint.providers import base
 from promptlint.providers.base import CacheModelError, Provider, Request, Usage, UsageFields
 from promptlint.providers.table import ProviderFacts, normalize_model
 from promptlint.requestbody.blocks import OPENAI_CHAT, OPENAI_RESPONSES, Builder, without
-from promptlint.requestbody.jsonspans import JsonPath
+from promptlint.requestbody.jsonspans import JSON_OBJECT, JsonPath
+
 
 SECONDS_PER_MINUTE = 60.0
 NEWER_ROW = "openai-5.6"
@@ -232,7 +233,7 @@ def stream_openai_56(requests: Iterable[Request], facts: ProviderFacts) -> Itera
 
 
 def _message(builder: Builder, message: Any, path: JsonPath, index: int, content_key: str) -> None:
-    if not isinstance(message, Mapping):
+    if not isinstance(message, JSON_OBJECT):
         builder.add(path, "messages", message, message_index=index)
         return
     role = str(message.get("role") or message.get("type") or "user")
@@ -245,9 +246,9 @@ def _message(builder: Builder, message: Any, path: JsonPath, index: int, content
         for j, part in enumerate(content):
             where = (*path, content_key, j)
             head = header if j == 0 else ""
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str):
+            if isinstance(part, JSON_OBJECT) and isinstance(part.get("text"), str):
                 builder.add((*where, "text"), section, part["text"], header=head, message_index=index, role=role)
-            elif isinstance(part, Mapping) and part.get("type") in ("image_url", "input_image", "input_file", "file"):
+            elif isinstance(part, JSON_OBJECT) and part.get("type") in ("image_url", "input_image", "input_file", "file"):
                 builder.add(where, section, "[image]" if "image" in str(part.get("type")) else "[file]", header=head, message_index=index, role=role)
             else:
                 builder.add(where, section, part, header=head, message_index=index, role=role)
@@ -274,7 +275,7 @@ def render_responses(builder: Builder, body: Mapping[str, Any]) -> None:
     """Render order of a Responses body: tools, ``text.format``, instructions, input items."""
     builder.tools(body)
     text = body.get("text")
-    if isinstance(text, Mapping) and text.get("format") is not None:
+    if isinstance(text, JSON_OBJECT) and text.get("format") is not None:
         builder.add(("text", "format"), "schema", text["format"], header="[text.format]\n")
     if isinstance(body.get("instructions"), str):
         builder.add(("instructions",), "system", body["instructions"], header="[instructions]\n")

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from promptlint import providers, requestbody
@@ -132,10 +133,16 @@ def _clocks(entries: Iterable[LogEntry]) -> Iterable[tuple[LogEntry, float]]:
 
 
 def _chosen(provider: str | None, model: str | None, entry: LogEntry, first: LogEntry) -> tuple[str, str]:
+    name = (provider or first.provider).lower()
+    return name, _resolved(name, model, entry.rendered.model)
+
+
+@lru_cache(maxsize=256)
+def _resolved(provider: str, model: str | None, body_model: str | None) -> str:
+    """The model a request is simulated and priced as (a log names a few models, many times)."""
     from promptlint.providers.cost import resolve_model
 
-    name = (provider or first.provider).lower()
-    return name, resolve_model(name, model, entry.rendered.model)[0]
+    return resolve_model(provider, model, body_model)[0]
 
 
 def _time_order(source: Callable[[], Iterable[LogEntry]], provider: str | None, model: str | None) -> dict[str, list[int]]:
@@ -229,7 +236,9 @@ def _handle(
         potential = _readable(min(_cacheable(item, provider), before[1]), facts)
     # The next request needs only this one's blocks, model, time and token ends. ``None``
     # holds the previous line, which an unkeyed request is compared with.
-    slim = (Prepared(replace(item.entry, body={}, usage=None), item.model, [], item.ends, item.time), len(item.ids))
+    entry = item.entry
+    kept = LogEntry(entry.line, {}, entry.rendered, entry.time, entry.routing_key, None, entry.provider)
+    slim = (Prepared(kept, item.model, [], item.ends, item.time), len(item.ids))
     last_by_key[None] = slim
     if key is not None:
         last_by_key[key] = slim

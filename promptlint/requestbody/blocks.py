@@ -14,7 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from promptlint.requestbody.jsonspans import JsonPath, RequestError, format_path
+from promptlint.requestbody.jsonspans import JSON_OBJECT, JsonPath, RequestError, format_path
+
 
 ANTHROPIC = "anthropic"
 OPENAI_CHAT = "openai-chat"
@@ -33,7 +34,7 @@ def _tool_shapes(body: Mapping[str, Any]) -> set[str]:
     shapes: set[str] = set()
     tools = body.get("tools")
     for tool in tools if isinstance(tools, list) else ():  # a wrong type is shape.check's to report
-        if isinstance(tool, Mapping):
+        if isinstance(tool, JSON_OBJECT):
             if "input_schema" in tool:
                 shapes.add("anthropic")
             if "function" in tool or tool.get("type") == "function":
@@ -42,7 +43,7 @@ def _tool_shapes(body: Mapping[str, Any]) -> set[str]:
 
 
 def _has_cache_control(value: Any) -> bool:
-    if isinstance(value, Mapping):
+    if isinstance(value, JSON_OBJECT):
         return "cache_control" in value or any(_has_cache_control(v) for v in value.values())
     if isinstance(value, list):
         return any(_has_cache_control(v) for v in value)
@@ -51,11 +52,11 @@ def _has_cache_control(value: Any) -> bool:
 
 def detect(body: Any) -> str:
     """``"anthropic"``, ``"openai-chat"`` or ``"openai-responses"``; RequestError otherwise."""
-    if not isinstance(body, Mapping):
+    if not isinstance(body, JSON_OBJECT):
         raise RequestError(NOT_A_REQUEST)
     model = str(body.get("model") or "").lower()
     messages = body.get("messages")
-    if isinstance(messages, list) and all(isinstance(m, Mapping) and "role" in m for m in messages):
+    if isinstance(messages, list) and all(isinstance(m, JSON_OBJECT) and "role" in m for m in messages):
         roles = {role for m in messages if isinstance(role := m.get("role"), str)}
         openai_signs = (
             bool(roles & {"system", "developer", "tool", "function"})
@@ -191,7 +192,7 @@ class Builder:
 
     def marker(self, block: Any, path: JsonPath) -> Marker | None:
         """The ``cache_control`` marker of ``block`` at ``path`` (TTL default 5m), if it has one."""
-        if isinstance(block, Mapping) and isinstance(block.get("cache_control"), Mapping):
+        if isinstance(block, JSON_OBJECT) and isinstance(block.get("cache_control"), JSON_OBJECT):
             ttl = str(block["cache_control"].get("ttl") or "5m")
             return Marker(ttl, (*self.base, *path, "cache_control"))
         return None
@@ -201,7 +202,7 @@ class Builder:
         tools = body.get("tools")
         if isinstance(tools, list):
             for i, tool in enumerate(tools):
-                value = without(tool, "cache_control") if isinstance(tool, Mapping) else tool
+                value = without(tool, "cache_control") if isinstance(tool, JSON_OBJECT) else tool
                 self.add(("tools", i), "tools", value, header="[tool]\n", marker=self.marker(tool, ("tools", i)))
 
 
@@ -211,17 +212,17 @@ class Builder:
 
 def iter_tool_names(body: Mapping[str, Any]) -> Iterator[str]:
     for tool in body.get("tools") or ():
-        if isinstance(tool, Mapping):
+        if isinstance(tool, JSON_OBJECT):
             inner = tool.get("function")
-            function: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool
+            function: Mapping[str, Any] = inner if isinstance(inner, JSON_OBJECT) else tool
             yield str(function.get("name", ""))
 
 
 def schema_property_orders(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, list[str]]]:
     """Every ``properties`` object under ``value``: (its path, its keys in order)."""
-    if isinstance(value, Mapping):
+    if isinstance(value, JSON_OBJECT):
         for key, inner in value.items():
-            if key == "properties" and isinstance(inner, Mapping):
+            if key == "properties" and isinstance(inner, JSON_OBJECT):
                 yield (*path, key), list(inner)
             yield from schema_property_orders(inner, (*path, key))
     elif isinstance(value, list):

@@ -9,9 +9,12 @@ import json
 import re
 import sys
 from json.decoder import scanstring  # type: ignore[attr-defined]
+from collections.abc import Mapping
 from typing import Any
 
 JsonPath = tuple[str | int, ...]
+# What a JSON object is, for isinstance: a dict, checked before the slower Mapping ABC.
+JSON_OBJECT = (dict, Mapping)
 
 
 class RequestError(ValueError):

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from promptlint.core.findings import kind_of_value
-from promptlint.requestbody.jsonspans import JsonPath, RequestError, format_path
+from promptlint.requestbody.jsonspans import JSON_OBJECT, JsonPath, RequestError, format_path
+
 
 
 def _kind(value: Any) -> str:
@@ -32,7 +33,7 @@ def _parts(value: Any, path: JsonPath) -> None:
     for i, part in enumerate(value):
         if isinstance(part, str):
             continue
-        if not isinstance(part, Mapping):
+        if not isinstance(part, JSON_OBJECT):
             raise _refuse((*path, i), "an object (a content part)", part)
         for key in ("type", "text"):
             if key in part and not isinstance(part[key], str):
@@ -49,7 +50,7 @@ def check(body: Mapping[str, Any], base: JsonPath = ()) -> None:
         if not isinstance(tools, list):
             raise _refuse((*base, "tools"), "an array of tool objects", tools)
         for i, tool in enumerate(tools):
-            if not isinstance(tool, Mapping):
+            if not isinstance(tool, JSON_OBJECT):
                 raise _refuse((*base, "tools", i), "an object (a tool)", tool)
     for key in ("system", "instructions"):
         if key in body:
@@ -58,7 +59,7 @@ def check(body: Mapping[str, Any], base: JsonPath = ()) -> None:
     if isinstance(messages, list):
         for i, message in enumerate(messages):
             where = (*base, "messages", i)
-            if not isinstance(message, Mapping):
+            if not isinstance(message, JSON_OBJECT):
                 raise _refuse(where, "an object (a message)", message)
             role = message.get("role")
             if role is not None and not isinstance(role, str):
@@ -68,7 +69,7 @@ def check(body: Mapping[str, Any], base: JsonPath = ()) -> None:
     items = body.get("input")
     if isinstance(items, list):
         for i, item in enumerate(items):
-            if isinstance(item, Mapping):
+            if isinstance(item, JSON_OBJECT):
                 role = item.get("role")
                 if role is not None and not isinstance(role, str):
                     raise _refuse((*base, "input", i, "role"), "a string", role)
