@@ -257,9 +257,14 @@ def _ends_with_the_users_input(template: Template, unit: Unit) -> bool:
 
 # A comment that opens a template and says the template is the latest user turn
 # ("{# Template of the latest user turn: appended after the history #}").
-_USER_TURN_COMMENT = re.compile(
-    r"(?i)\b(?:(?:latest|last|current|next)\s+(?:user|human|customer)(?:'s)?\s+(?:turn|message)|"
-    r"(?:user|human)[ -](?:turn|message)\s+template)\b"
+_USER_TURN = (r"(?:(?:latest|last|current|next)\s+(?:user|human|customer)(?:'s)?\s+(?:turn|message)|"
+              r"(?:user|human)[ -](?:turn|message)\s+template)\b")
+_USER_TURN_COMMENT = re.compile(r"(?i)\b" + _USER_TURN)
+
+
+# A first line that says so of its own template ("This template is the latest user turn").
+_THIS_IS_THE_USER_TURN = re.compile(
+    r"(?i)^\W*this\s+(?:template|file|prompt|text)\s+(?:is|renders|holds|builds)\s+(?:the\s+)?" + _USER_TURN
 )
 
 
@@ -272,6 +277,8 @@ def _user_turn_start(template: Template) -> int | None:
     if isinstance(first, Tag) and first.tag == "comment" and _USER_TURN_COMMENT.search(
             template.source[first.span.start : first.span.end]):
         return 0
+    if isinstance(first, Text) and _THIS_IS_THE_USER_TURN.match(first.text.lstrip().split("\n", 1)[0]):
+        return 0  # "This template is the latest user turn, sent after the cached system prompt."
     if "#" not in template.source:
         return None
     found = _USER_TURN_HEADING.search(template.source)
