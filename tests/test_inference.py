@@ -149,3 +149,15 @@ def test_literal_brace_traps_stay_quiet(text: str) -> None:
     result = check_text(text + RULES, path="prompt.md")
     assert result.syntax == "markdown"
     assert result.findings == []
+
+
+@pytest.mark.parametrize(
+    ("text", "syntax"),
+    [
+        ("Visit log opened {now:%Y-%m-%d %H:%M:%S}.\n\nAnswer briefly.\n", "format"),
+        ("The current timestamp is: {timestamp}\n", "format"),
+        ("Write the answer as {answer} and nothing else.\n", "markdown"),  # an instruction, not a slot
+    ],
+)
+def test_one_field_is_a_format_template_only_with_evidence(text: str, syntax: str) -> None:
+    assert infer_syntax("notes.txt", text).syntax == syntax

@@ -138,6 +138,7 @@ def test_a_time_that_is_not_the_time_now_stays_quiet(text: str) -> None:
         ("You are speaking with Gwen Trelawney of Higher Polmear Farm.", "Gwen Trelawney"),
         ("You take fault reports. The caller is Dana Okafor, building manager.", "Dana Okafor"),
         ("Rider: Tom Arkwright, day pass 4471.", "Tom Arkwright"),
+        ("Learner: Maren Ilves, practice console booked.", "Maren Ilves"),
     ],
 )
 def test_the_name_of_the_person_served_is_rendered_for_them(text: str, name: str) -> None:

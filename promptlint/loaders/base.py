@@ -343,6 +343,9 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         escaped = " and `{{`/`}}` escaped braces" if re.search(r"\{\{|\}\}", text) else ""
         what = _names(fields, "`{name}` str.format fields")
         return Inference("format", f"inferred from content: {what}{escaped}, no JSON outside them", True)
+    if len(set(fields)) == 1 and _clock_format(text, fields[0]):
+        what = f"1 `{{name}}` str.format field ({fields[0]}) with a strftime format"
+        return Inference("format", f"inferred from content: {what}, no JSON outside it", True)
     if len(set(fields)) == 1 and (_names_a_volatile_value(fields[0]) or _alone_and_volatile(text, fields[0])
                                   or _labelled_and_volatile(text, fields[0])):
         what = f"1 `{{name}}` str.format field ({fields[0]}) whose name reads as a volatile value"
@@ -357,6 +360,12 @@ def _alone_and_volatile(text: str, field: str) -> bool:
 
     alone = re.search(r"(?m)^[ \t]*\{" + re.escape(field) + r"\}[ \t]*$", text) is not None
     return alone and _by_name(tuple(field.split("."))) is not None
+
+
+def _clock_format(text: str, field: str) -> bool:
+    """`{now:%Y-%m-%d %H:%M:%S}`: a field given a strftime format, which only `str.format`
+    applies (to a date or time)."""
+    return re.search(r"\{" + re.escape(field) + r":[^{}\n]*%[YmdHMSaAbBIpyjz]", text) is not None
 
 
 def _labelled_and_volatile(text: str, field: str) -> bool:
