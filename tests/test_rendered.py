@@ -26,6 +26,8 @@ from conftest import LONG_RULES
          "Dana Whitfield (dana@northwind.example)"),
         ("Signed in as: dana@northwind.example", "identity", "dana@northwind.example"),
         ("User: Priya Raman <priya@acme.example>", "identity", "Priya Raman <priya@acme.example>"),
+        ("Buyer: Morwenna Tate, Tate & Gill Kitchen, morwenna@tategill.example", "identity",
+         "Morwenna Tate, Tate & Gill Kitchen, morwenna@tategill.example"),
     ],
 )
 def test_rendered_values(text: str, kind: str, literal: str) -> None:
@@ -44,6 +46,7 @@ def test_rendered_values(text: str, kind: str, literal: str) -> None:
         "Escalate to our officer, Priya Raman (privacy@northwind.example).",
         "Last synced: 2026-11-30T09:14:22Z",  # a sync stamp, not the time now: low confidence (info)
         "Meeting slots run from 09:00:00 to 17:30:00.",
+        "Contact: Jane Doe, jane@shop.example",  # the shop's contact, not a person served
     ],
 )
 def test_not_rendered(text: str) -> None:

@@ -28,6 +28,12 @@ _LABELLED_EMAIL = re.compile(
     rf"(?i:\b(?:signed[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|logged[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|current[ \t]+user|"
     rf"user(?:[ \t]+e-?mail)?|customer(?:[ \t]+e-?mail)?)[ \t]*[:=]?[ \t]*)(?P<email>{_EMAIL})"
 )
+# "Buyer: Morwenna Tate, Tate & Gill Kitchen, morwenna@…": a served person's line, with the
+# address later on it.
+_SERVED_LINE = re.compile(
+    rf"(?im)^[ \t\W]*(?:buyer|customer|client|guest|member|patient|student|learner|caller|user|signed[- ]in|"
+    rf"logged[- ]in)[ \t]*:[ \t]*(?P<name>{_NAME}),[^\n@]*?(?P<email>{_EMAIL})"
+)
 # What says the person named is the one the assistant is serving.
 _USER_CONTEXT = re.compile(
     r"(?i)\b(?:you\s+are\s+(?:helping|talking\s+(?:to|with)|chatting\s+with|assisting|speaking\s+(?:to|with)|"
@@ -69,6 +75,8 @@ def signed_in_users(text: str) -> Iterator[Rendered]:
             yield Rendered(match.start("name"), match.end(), "identity", "signed-in user's name and e-mail")
     for match in _LABELLED_EMAIL.finditer(text):
         yield Rendered(match.start("email"), match.end("email"), "identity", "signed-in user's e-mail")
+    for match in _SERVED_LINE.finditer(text):
+        yield Rendered(match.start("name"), match.end("email"), "identity", "served person's name and e-mail")
 
 
 def rendered_clocks(line: str) -> Iterator[Rendered]:
