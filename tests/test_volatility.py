@@ -222,3 +222,14 @@ def test_precision_of_format(fmt: str, precision: str | None) -> None:
 )
 def test_words(name: str, expected: list[str]) -> None:
     assert words(name) == expected
+
+
+def test_a_js_arrow_functions_parameters_are_not_values_of_the_template() -> None:
+    # `t` and `a`, `b` name items inside the expression: only `registry` is given to the template.
+    unsorted = slot_expr('${[...registry.values()].map((t) => `- ${t.name}`).join("\\n")}', "dollar")
+    assert unsorted.paths == (("registry",),)
+    vol = classify(unsorted, collection=False)
+    assert vol is not None and vol.kind == "tool-order"
+    ordered = slot_expr('${[...registry.values()].sort((a, b) => a.name.localeCompare(b.name))'
+                        '.map(t => t.name).join(", ")}', "dollar")
+    assert ("a", "name") not in ordered.paths and classify(ordered) is None

@@ -42,7 +42,8 @@ _PINNED = frozenset({"start", "started", "startup", "boot", "launched", "began",
 _PINNED_SCOPE = frozenset({"session", "process", "conversation", "chat", "run", "boot", "startup", "launch"})
 # Words that make a name stable however it continues (`agent_name`, `company_timezone`).
 _STABLE_ROOTS = frozenset({"agent", "assistant", "bot", "company", "product", "app", "brand", "org", "organization",
-                           "system", "policy", "cutoff", "knowledge_cutoff", "version", "model", "persona", "tenant",
+                           "system", "policy", "cutoff", "knowledge_cutoff", "version", "model", "persona", "personality",
+                           "tenant",
                            # the application's configuration object (`config.hallPhone`, `cfg.bot_handle`)
                            "config", "cfg", "conf", "configuration", "settings", "constants", "consts"})
 # Words that make a value fixed wherever they appear (`knowledge_cutoff`, `policy_date`).

@@ -9,18 +9,23 @@ from promptlint.loaders.base import LoadError
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*")
 _STRING = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`$]*)`")
+# The parameters of an arrow function (`(a, b) => …`, `t => …`): each item of a list, named
+# inside the expression, not a value the template is given.
+_ARROW_PARAMS = re.compile(r"\(([^()]*)\)\s*=>|\b([A-Za-z_$][\w$]*)\s*=>")
 
 
 def describe(source: str) -> Expr:
     """Identifiers, calls and string literals of a small JavaScript expression."""
     literals = tuple(next(g for g in m.groups() if g is not None) for m in _STRING.finditer(source))
     bare = _STRING.sub("''", source)
+    local = {name.strip() for m in _ARROW_PARAMS.finditer(bare) for group in m.groups() if group
+             for name in group.split(",") if name.strip()}
     paths: list[tuple[str, ...]] = []
     calls: list[str] = []
     for match in _IDENT.finditer(bare):
         parts = tuple(p.strip() for p in match.group().split("."))
         called = bare[match.end() :].lstrip().startswith("(")
-        if parts[0] == "new":
+        if parts[0] == "new" or parts[0] in local or parts[0] == "$":
             continue
         if called:
             calls.append(parts[-1])

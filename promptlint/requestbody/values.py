@@ -35,7 +35,7 @@ _CLOCK_LABEL = re.compile(
     r"(?im)\b(?:(?:current\s+(?:date\s*(?:and|&|/)\s*)?time(?:\s*(?:and|&|/)\s*date)?|local\s+time|time\s+now|now|timestamp|(?:\w+\s+)?clock)"
     r"\s*(?:is|:|=)"
     r"|the\s+time\s+is\s*:?|(?:^|(?<=[.!?]\s))it(?:\s+is|'s)(?=\s+\d{1,2}:\d{2}\b)"
-    r"|(?:generated|prepared|produced|rendered|refreshed|updated)(?:\s+(?:at|on))?(?=\s+[^\n]{0,40}\d{1,2}:\d{2}\b)"
+    r"|(?:generated|prepared|produced|rendered|refreshed|updated|checked)(?:\s+(?:at|on))?(?=\s+[^\n]{0,40}\d{1,2}:\d{2}\b)"
     r"|\b(?:status|conditions|report|readings?|state|queue|board)\s+at(?=\s+\d{1,2}:\d{2}\s*:)"
     r"|\btime\s*:(?=\s*\d{1,2}:\d{2}\b))"
     r"[ \t]*(?P<value>" + _TIME_WORD + r"(?:,?[ \t]+" + _TIME_WORD + r"|,(?=\s*\d))*)"
