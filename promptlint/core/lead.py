@@ -48,7 +48,8 @@ _PERSON_PHRASES = re.compile(
 )
 # Names that are fixed per deploy whatever label they stand under ("Current version: {version}").
 _FIXED_NAME_WORDS = frozenset({"version", "release", "build", "model", "product", "brand", "company", "org",
-                               "organization", "app", "agent", "assistant", "bot", "persona", "tone", "style",
+                               "organization", "app", "agent", "assistant", "bot", "persona", "personality",
+                               "character", "char", "tone", "style",
                                "instructions", "rules", "guidelines", "schema", "format", "examples", "tools",
                                "tool", "functions", "skills", "policy", "policies", "description",
                                "descriptions", "role", "language", "lang", "locale", "url", "link",

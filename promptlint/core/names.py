@@ -43,6 +43,7 @@ _PINNED_SCOPE = frozenset({"session", "process", "conversation", "chat", "run", 
 # Words that make a name stable however it continues (`agent_name`, `company_timezone`).
 _STABLE_ROOTS = frozenset({"agent", "assistant", "bot", "company", "product", "app", "brand", "org", "organization",
                            "system", "policy", "cutoff", "knowledge_cutoff", "version", "model", "persona", "personality",
+                           "character", "char",  # the character the assistant plays (`{{char}}`, `character_name`)
                            "tenant",
                            # the application's configuration object (`config.hallPhone`, `cfg.bot_handle`)
                            "config", "cfg", "conf", "configuration", "settings", "constants", "consts"})
@@ -52,7 +53,9 @@ _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyrigh
                            # addresses of things are configuration, whatever they address
                            "url", "uri", "link", "links", "endpoint", "homepage", "website",
                            # a standing timetable, not today's (`weekly_schedule`, `default_city`)
-                           "weekly", "standard", "regular", "default", "usual", "typical"})
+                           "weekly", "standard", "regular", "default", "usual", "typical",
+                           # what the deploy sets (`deploy_region`, `deployment_name`)
+                           "deploy", "deployment"})
 # Words of conditions that are a contract, not the state of things now.
 _TERMS = frozenset({"terms", "use", "hire", "sale", "service", "contract", "entry", "booking", "membership",
                     "rental", "participation", "purchase", "carriage", "general", "special"})
