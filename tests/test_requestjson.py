@@ -119,6 +119,9 @@ def test_volatile_values_labelled_ids_and_clock_labels() -> None:
     [
         ("Dispatch assistant for a pedicab company. It is 14:32 on Saturday.", "14:32"),
         ("It's 09:05 at the club.", "09:05"),
+        ("You take commissions. It is Wednesday 4 March 2026, 09:41 at the workshop.", "Wednesday 4 March 2026, 09:41"),
+        ("It is 14:32 meetings aside.", "14:32"),  # "meet" is not a time zone
+        ("Current time: 10:42 CEST. Be brief.", "10:42 CEST"),
         ("Press queue at 10:41:07: R-2231 zine, R-2234 poster.", "10:41:07"),
     ],
 )

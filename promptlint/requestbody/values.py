@@ -29,12 +29,13 @@ _TIME_WORD = (
     r"(?:\d{1,4}(?:[-/.:]\d{1,4})*(?:T\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?:st|nd|rd|th)?"
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?"
     r"|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]{0,6}\.?"
-    r"|[AaPp]\.?[Mm](?:\.(?=\S))?(?![A-Za-z])|UTC|GMT|[A-Z]{2,4}T)"
+    r"|[AaPp]\.?[Mm](?:\.(?=\S))?(?![A-Za-z])|(?-i:UTC|GMT|[A-Z]{2,4}T)(?![A-Za-z]))"
 )
 _CLOCK_LABEL = re.compile(
     r"(?im)\b(?:(?:current\s+(?:date\s*(?:and|&|/)\s*)?time(?:\s*(?:and|&|/)\s*date)?|local\s+time|time\s+now|now|timestamp|(?:\w+\s+)?clock)"
     r"\s*(?:is|:|=)"
-    r"|the\s+time\s+is\s*:?|(?:^|(?<=[.!?]\s))it(?:\s+is|'s)(?=\s+\d{1,2}:\d{2}\b)"
+    r"|the\s+time\s+is\s*:?|(?:^|(?<=[.!?]\s))it(?:\s+is|'s)"
+    r"(?=\s+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6},?\s+)?(?:\d{1,2}\s+[a-z]{3,9},?\s+(?:\d{4},?\s+)?)?\d{1,2}:\d{2}\b)"
     r"|(?:generated|prepared|produced|rendered|refreshed|updated|checked)(?:\s+(?:at|on))?(?=\s+[^\n]{0,40}\d{1,2}:\d{2}\b)"
     r"|\b(?:status|conditions|report|readings?|state|queue|board)\s+at(?=\s+\d{1,2}:\d{2}\s*:)"
     r"|\btime\s*:(?=\s*\d{1,2}:\d{2}\b))"
