@@ -53,9 +53,10 @@ _STABLE_WORDS = frozenset({"cutoff", "policy", "effective", "version", "copyrigh
                            # addresses of things are configuration, whatever they address
                            "url", "uri", "link", "links", "endpoint", "homepage", "website",
                            # a standing timetable, not today's (`weekly_schedule`, `default_city`)
-                           "weekly", "standard", "regular", "default", "usual", "typical",
-                           # what the deploy sets (`deploy_region`, `deployment_name`)
-                           "deploy", "deployment"})
+                           "weekly", "standard", "regular", "default", "usual", "typical"})
+# A deploy's own settings (`deploy_region`, `deployment_name`); not its log or status.
+_DEPLOY_SETTINGS = frozenset({"region", "zone", "name", "target", "env", "environment", "stage", "tier", "mode",
+                              "channel", "host"})
 # Words of conditions that are a contract, not the state of things now.
 _TERMS = frozenset({"terms", "use", "hire", "sale", "service", "contract", "entry", "booking", "membership",
                     "rental", "participation", "purchase", "carriage", "general", "special"})
@@ -119,7 +120,8 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     flat = [w for part in parts for w in part]
     if not flat:
         return None
-    fixed = (parts[0] and parts[0][0] in _STABLE_ROOTS) or _STABLE_WORDS.intersection(flat)
+    fixed = (parts[0] and parts[0][0] in _STABLE_ROOTS) or _STABLE_WORDS.intersection(flat) or (
+        len(flat) > 1 and flat[0] in ("deploy", "deployment") and flat[-1] in _DEPLOY_SETTINGS)
     if fixed and not (_RETRIEVED.intersection(flat) and flat[0] in ("policy", "policies")):
         return None  # `policy_date`, `agent_name`; but `policy_excerpts` are passages fetched for the question
     if flat[0] in _LIMITS and len(flat) > 1:
