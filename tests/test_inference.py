@@ -161,3 +161,10 @@ def test_literal_brace_traps_stay_quiet(text: str) -> None:
 )
 def test_one_field_is_a_format_template_only_with_evidence(text: str, syntax: str) -> None:
     assert infer_syntax("notes.txt", text).syntax == syntax
+
+
+def test_a_go_comment_makes_a_tmpl_file_a_go_template() -> None:
+    # `{{/* … */}}` is Go's comment; read as Mustache it would close a section never opened.
+    text = "{{/* stable prompt: the list arrives in the user turn */}}\nYou book visits.\n"
+    assert infer_syntax("organ.tmpl", text).syntax == "go"
+    assert check_text(text, path="organ.tmpl").error is None

@@ -281,6 +281,9 @@ def _replaced_tokens(body: str) -> list[str]:
     return []
 
 
+_GO_COMMENT = re.compile(r"\{\{-?\s*/\*.*?\*/\s*-?\}\}", re.S)
+
+
 def _go_actions(body: str) -> str | None:
     """What says a file is a Go template: fields read on the cursor (`{{.Time}}`), or
     `if`/`range`/`with` actions closed by `{{end}}`, outside fenced examples (``body``);
@@ -290,6 +293,8 @@ def _go_actions(body: str) -> str | None:
         return _names([f".{f}" for f in fields], "`{{.Field}}` actions")
     if _GO_ACTION.search(body) and _GO_END.search(body):
         return "`{{if}}`/`{{range}}` actions closed by `{{end}}`"
+    if _GO_COMMENT.search(body):
+        return "`{{/* … */}}` comments"  # Go's comment syntax; in Mustache `{{/` would close a section
     return None
 
 
