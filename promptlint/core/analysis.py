@@ -95,7 +95,8 @@ class Analysis:
     _offsets: dict[int, int] = field(default_factory=dict, repr=False)
     # The stable text encoded once, for every unit's count of what follows it.
     _suffixes: SuffixTokens | None = field(default=None, repr=False, compare=False)
-    # The rendering's tokens, kept for the stable text when nothing varies (the same text).
+    # The rendering's tokens when the stable text is the rendering (nothing varies), for its
+    # suffix counts; None otherwise.
     _rendered_ids: list[int] | None = field(default=None, repr=False, compare=False)
 
     def offset_of(self, segment: Segment) -> int:
@@ -110,8 +111,7 @@ class Analysis:
         """Tokens of ``stable_text[offset:]`` encoded on its own (the whole stable text at 0),
         read from one encoding of the stable text however many units ask."""
         if self._suffixes is None:
-            same = self._rendered_ids is not None and self.stable_text == self.rendered
-            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._rendered_ids if same else None)
+            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._rendered_ids)
             self._rendered_ids = None
         return self._suffixes.after(offset)
 

@@ -28,11 +28,14 @@ _LABELLED_EMAIL = re.compile(
     rf"(?i:\b(?:signed[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|logged[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|current[ \t]+user|"
     rf"user(?:[ \t]+e-?mail)?|customer(?:[ \t]+e-?mail)?)[ \t]*[:=]?[ \t]*)(?P<email>{_EMAIL})"
 )
+# Labels of the person an assistant serves ("Buyer:", "Learner:", "Signed in:"), as a pattern.
+SERVED_LABELS = (r"(?:caller|customer|user|guest|member|client|patient|visitor|rider|learner|student|buyer|farmer|"
+                 r"tenant|passenger|applicant|hirer|borrower|subscriber|travell?er|booker|attendee|signed[- ]in|"
+                 r"logged[- ]in)")
 # "Buyer: Morwenna Tate, Tate & Gill Kitchen, morwenna@…": a served person's line, with the
 # address later on it.
 _SERVED_LINE = re.compile(
-    rf"(?im)^[ \t\W]*(?:buyer|customer|client|guest|member|patient|student|learner|caller|user|signed[- ]in|"
-    rf"logged[- ]in)[ \t]*:[ \t]*(?P<name>{_NAME}),[^\n@]*?(?P<email>{_EMAIL})"
+    rf"(?im)^[ \t\W]*{SERVED_LABELS}[ \t]*:[ \t]*(?P<name>{_NAME}),[^\n@]*?(?P<email>{_EMAIL})"
 )
 # What says the person named is the one the assistant is serving.
 _USER_CONTEXT = re.compile(

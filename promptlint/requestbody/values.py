@@ -52,8 +52,7 @@ _PER_SESSION_IDS = frozenset({"session", "conversation", "thread", "chat"})
 _SERVED_PERSON = re.compile(
     r"\b(?:[Yy]ou(?:'re|\s+are)\s+(?:speaking|talking|chatting)\s+(?:with|to)|[Yy]ou(?:'re|\s+are)\s+(?:helping|assisting|serving)"
     r"|[Tt]he\s+(?:caller|customer|user|guest|member|client|patient|visitor|rider)\s+is"
-    r"|(?:Caller|Customer|Guest|Member|Client|Patient|Visitor|Rider|Learner|Student|Buyer|Farmer|Tenant|Passenger"
-    r"|Applicant|Hirer|Borrower|Subscriber|Traveller|Traveler|Booker|Attendee|Signed\s+in|Logged\s+in)\s*:)"
+    r"|(?i:" + literals.SERVED_LABELS + r")\s*:)"
     r"[ \t]+(?!(?:The|A|An|Our|Your|This|That|Their|His|Her|Its)\b)(?P<name>[A-Z][a-z'’]+(?:[ \t-]+[A-Z][a-z'’]+){1,2})\b"
 )
 
