@@ -351,36 +351,28 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
     if len(set(fields)) == 1 and _clock_format(text, fields[0]):
         what = f"1 `{{name}}` str.format field ({fields[0]}) with a strftime format"
         return Inference("format", f"inferred from content: {what}, no JSON outside it", True)
-    if len(set(fields)) == 1 and (_names_a_volatile_value(fields[0]) or _alone_and_volatile(text, fields[0])
-                                  or _labelled_and_volatile(text, fields[0])):
+    if len(set(fields)) == 1 and (_names_a_volatile_value(fields[0]) or _placed_and_volatile(text, fields[0])):
         what = f"1 `{{name}}` str.format field ({fields[0]}) whose name reads as a volatile value"
         return Inference("format", f"inferred from content: {what}, no JSON outside it", True)
     return None
 
 
-def _alone_and_volatile(text: str, field: str) -> bool:
-    """`{documents}` on a line of its own, under the prose that introduces it: a one-word
-    name the vocabulary reads as volatile, standing where a value is put, not in a sentence."""
+def _placed_and_volatile(text: str, field: str) -> bool:
+    """A one-word name the vocabulary reads as volatile, standing where a value is put, not in
+    a sentence: on a line of its own under the prose that introduces it (`{documents}`), or
+    ending a line after a label's colon (`The current timestamp is: {timestamp}`)."""
     from promptlint.core.names import _by_name
 
-    alone = re.search(r"(?m)^[ \t]*\{" + re.escape(field) + r"\}[ \t]*$", text) is not None
-    return alone and _by_name(tuple(field.split("."))) is not None
+    slot = r"\{" + re.escape(field) + r"\}[ \t]*$"
+    if re.search(r"(?m)(?:^[ \t]*|:[ \t]*)" + slot, text) is None:
+        return False
+    return _by_name(tuple(field.split("."))) is not None
 
 
 def _clock_format(text: str, field: str) -> bool:
     """`{now:%Y-%m-%d %H:%M:%S}`: a field given a strftime format, which only `str.format`
     applies (to a date or time)."""
     return re.search(r"\{" + re.escape(field) + r":[^{}\n]*%[YmdHMSaAbBIpyjz]", text) is not None
-
-
-def _labelled_and_volatile(text: str, field: str) -> bool:
-    """`The current timestamp is: {timestamp}`: a one-word name the vocabulary reads as
-    volatile, ending a line after a label's colon, where a value is put."""
-    from promptlint.core.names import _by_name
-
-    if not re.search(r":[ \t]*\{" + re.escape(field) + r"\}[ \t]*$", text, re.M):
-        return False
-    return _by_name(tuple(field.split("."))) is not None
 
 
 def _names_a_volatile_value(field: str) -> bool:
