@@ -97,3 +97,22 @@ def test_suffixes_count_alike_near_and_beyond_the_sync_reach(reach: int, text: s
         counter = SuffixTokens(text, "o200k_base")
         for offset in data.draw(st.lists(st.integers(0, len(text)), max_size=8)):
             assert counter.after(offset) == tokens.count(text[offset:], "o200k_base")
+
+
+_EDITS = st.lists(st.tuples(st.integers(0, 200), st.integers(0, 3), st.sampled_from(["", "x", "\n", " 9", "é", "\n/", "'s"])),
+                  max_size=3)
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@settings(max_examples=200, deadline=None)
+@given(text=_LINES, edits=_EDITS)
+def test_shared_prefix_of_two_renderings_is_that_of_their_whole_encodings(encoding: str, text: str,
+                                                                         edits: list[tuple[int, int, str]]) -> None:
+    # Only a window of the second text is encoded; the count is the whole encodings' own.
+    other = text
+    for at, cut, put in edits:
+        at = min(at, len(other))
+        other = other[:at] + put + other[at + cut :]
+    ids = tokens.encode(text, encoding)
+    want = tokens.common_prefix_length(ids, tokens.encode(other, encoding))
+    assert suffixtokens.shared_prefix_tokens(text, ids, other, encoding) == want

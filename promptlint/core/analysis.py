@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from promptlint.core import tokens
-from promptlint.core.suffixtokens import SuffixTokens
+from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens
 from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.core.clocks import _CLOCK_CALLS
 from promptlint.core.lead import judge_by_label, record_of_person_above
@@ -551,8 +551,9 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
     stable_text = render(rendered_as, units, None, record)
     rendered = render(rendered_as, units, 0)
     first = tokens.encode(rendered, encoding)
-    other = render(rendered_as, units, 1)
-    second = first if other == rendered else tokens.encode(other, encoding)  # nothing varies: the same tokens
+    # What a second request renders: only the tokens up to where it parts from the first
+    # are encoded again.
+    stable_prefix = shared_prefix_tokens(rendered, first, render(rendered_as, units, 1), encoding)
     if rendered_as is not template:
         # A child template's findings are its own; its parent's volatile parts still count
         # for the stable prefix (they are reported in the parent).
@@ -563,7 +564,7 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         encoding=encoding,
         units=units,
         tokens=len(first),
-        stable_prefix_tokens=tokens.common_prefix_length(first, second),
+        stable_prefix_tokens=stable_prefix,
         stable_text=stable_text,
         rendered=rendered,
         _offsets=offsets,

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from itertools import accumulate
 from typing import Any
@@ -181,3 +181,71 @@ def _piece_starts(regex: Any, text: str) -> array[int]:
             starts.pop()
             return starts
     return array("q", (m.start() for m in regex.finditer(text)))
+
+
+def shared_prefix_tokens(text: str, ids: list[int], other: str, encoding: str) -> int:
+    """``tokens.common_prefix_length(ids, tokens.encode(other))``, where ``ids`` is
+    ``text``'s encoding, without encoding all of ``other``.
+
+    The two texts are equal up to their first difference ``d``. A sync point ``s`` before
+    ``d`` starts a piece in both scans, and what is scanned before it reads nothing past it
+    (see the module's docstring), so the tokens before ``s`` are the same in both. From
+    ``s``, ``other``'s tokens are those of its own scan from there; the first sync point
+    ``e`` after ``d`` ends the pieces that cover ``d``, and encoding ``other[s : e + 1]``
+    yields ``other``'s own tokens up to ``e``. The encodings part at a token that covers
+    ``d``, before ``e``, so that window is all that is encoded."""
+    d = _first_difference(text, other)
+    if d == len(text) == len(other):
+        return len(ids)
+    s = _sync_before(text, d)
+    e = other.find("\n", d)
+    while e >= 0 and not _SYNC.match(other, e):
+        e = other.find("\n", e + 1)
+    window = other[s:] if e < 0 else other[s : e + 2]
+    k = _tokens_before(ids, len(text[:s].encode("utf-8")), tokens.token_length(encoding))
+    if k is None:  # not a token start after all: encode it whole
+        return tokens.common_prefix_length(ids, tokens.encode(other, encoding))
+    return k + tokens.common_prefix_length(ids[k:], tokens.encode(window, encoding))
+
+
+def _tokens_before(ids: list[int], head: int, length: Callable[[int], int]) -> int | None:
+    """How many of ``ids`` lie in their text's first ``head`` bytes; None when a token
+    straddles that point. Summed a chunk at a time, up to the point only."""
+    k = done = 0
+    while done < head and k < len(ids):
+        size = sum(map(length, ids[k : k + 1024]))
+        if done + size > head:
+            break
+        done, k = done + size, k + 1024
+    for piece in map(length, ids[k : k + 1024]):
+        if done >= head:
+            break
+        done, k = done + piece, k + 1
+    return min(k, len(ids)) if done == head else None
+
+
+def _first_difference(a: str, b: str) -> int:
+    """The first index where ``a`` and ``b`` differ (the shorter one's length when one is
+    the other's prefix)."""
+    n = min(len(a), len(b))
+    i, step = 0, 4096
+    while i < n and a[i : i + step] == b[i : i + step]:
+        i += step
+    end = min(i + step, n)
+    while i < end and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _sync_before(text: str, d: int) -> int:
+    """The last position before ``d`` where every scan of ``text`` starts a piece, its
+    character before ``d`` as well (0, the text's start, when there is none)."""
+    end = d - 1
+    while end > 0:
+        brk = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end))
+        if brk < 0:
+            return 0
+        if _SYNC.match(text, brk):
+            return brk + 1
+        end = brk
+    return 0
