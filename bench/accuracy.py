@@ -407,7 +407,7 @@ def print_languages(
             theirs = sorted(set(accepted) & set(scope))
             if not theirs:
                 rows.append([f"{language}: {name}", 0, "-", "-", "-", "   n/a", "   n/a", "   n/a", "   n/a",
-                             "accepts none of these files", "-"])
+                             "accepts none of these files", "-", "-"])
                 continue
             rows.append(score_row(f"{language}: {name}", score(labels, found, theirs), with_kind=False))
             if pl_found is not None and set(theirs) != set(scope):

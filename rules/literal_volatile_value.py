@@ -47,7 +47,9 @@ None.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 
 from promptlint.core import literals
 from promptlint.core.context import RuleContext
@@ -78,10 +80,11 @@ _PER_REQUEST_ID_LABEL = re.compile(
     re.IGNORECASE,
 )
 _EXAMPLE = re.compile(r"(?<!\w)e\.g\.|(?<![.@/\w-])(?:example|for instance|such as|format)\b", re.IGNORECASE)
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 # What every value ``_scan`` finds holds (a time of day, an ISO date, a UUID's version digit).
 _DIGIT = re.compile(r"\d")
+# What a line needs for either: a digit, or a label's colon or equals sign.
+_CANDIDATE = re.compile(r"[\d:=]")
 
 
 def _texts(segments: list[Segment]) -> Iterator[Text]:
@@ -93,31 +96,50 @@ def _texts(segments: list[Segment]) -> Iterator[Text]:
 
 
 # "Examples:", "## Example": the lines after it, to the next heading, show made-up values.
-_EXAMPLES_HEAD = re.compile(r"^\W*(?:examples?|sample (?:input|output)s?|for example)\s*:?\s*$", re.IGNORECASE)
-_HEADING = re.compile(r"^\s*#")
+# Lines are the source's, split at "\n" as positions count them. Each pattern matches a
+# line from the break before it (a search for "\n" is fast where one for "^" is not).
+_EXAMPLES_HEAD = re.compile(
+    r"\n[^\w\n]*(?:examples?|sample (?:input|output)s?|for example)[^\S\n]*:?[^\S\n]*(?=\n|\Z)", re.IGNORECASE
+)
+_HEADING = re.compile(r"\n[^\S\n]*#")
+_FENCE = re.compile(r"\n[^\S\n]*(?:```|~~~)")
+
+
+def _line_marks(pattern: re.Pattern[str], source: str) -> list[int]:
+    """The 1-based numbers of the lines ``pattern`` matches, in order."""
+    numbers, line, at = [], 1, 0
+    if pattern.match("\n" + source.partition("\n")[0]):  # the first line: no break before it
+        numbers.append(1)
+    for match in pattern.finditer(source):
+        line += source.count("\n", at, match.end())
+        at = match.end()
+        numbers.append(line)
+    return numbers
 
 
 def _example_lines(source: str) -> set[int]:
     """Lines under an "Examples:" label or heading, up to the next heading."""
-    inside, lines = False, set()
-    for number, line in enumerate(source.splitlines(), 1):
-        if _EXAMPLES_HEAD.match(line):
-            inside = True
-        elif _HEADING.match(line):
-            inside = False
-        elif inside:
-            lines.add(number)
+    heads = _line_marks(_EXAMPLES_HEAD, source)
+    if not heads:
+        return set()
+    head_set = set(heads)
+    # Each head or heading line, in order (a line that is both is a head).
+    marks = sorted(set(heads) | set(_line_marks(_HEADING, source)))
+    lines: set[int] = set()
+    ends = marks[1:] + [source.count("\n") + 2]
+    for number, next_mark in zip(marks, ends):
+        if number in head_set:
+            lines.update(range(number + 1, next_mark))
     return lines
 
 
 def _fenced_lines(source: str) -> set[int]:
-    inside, fenced = False, set()
-    for number, line in enumerate(source.splitlines(), 1):
-        if _FENCE.match(line):
-            inside = not inside
-            fenced.add(number)
-        elif inside:
-            fenced.add(number)
+    """Lines of fenced code blocks, their fences included (to the end when one is left open)."""
+    fences = _line_marks(_FENCE, source)
+    fenced: set[int] = set()
+    last = source.count("\n") + 1
+    for i in range(0, len(fences), 2):
+        fenced.update(range(fences[i], (fences[i + 1] if i + 1 < len(fences) else last) + 1))
     return fenced
 
 
@@ -141,14 +163,19 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         ]
         if not capture:  # a record of one rendering, not the text that is sent: low confidence
             strong += [(text.span.start, source, r) for r in found]
-        if not _DIGIT.search(source) and ":" not in source and "=" not in source:
-            continue  # every value found has a digit or follows a label: most texts have neither
-        offset = text.span.start
-        for line in source.splitlines(keepends=True):
-            digit, label = _DIGIT.search(line), ":" in line or "=" in line
-            if (digit or label) and template.position(offset).line not in fenced and not _EXAMPLE.search(line):
-                found_here = [(s, e, w, False) for s, e, w in (_scan(line) if digit else ())]
-                found_here += _moment(line) if label else []
+        # Every value found has a digit or follows a label: only the lines with one are read.
+        hit = _CANDIDATE.search(source)
+        if hit is None:
+            continue
+        lines = source.splitlines(keepends=True)
+        ends = list(accumulate(map(len, lines)))
+        while hit is not None:
+            i = bisect_right(ends, hit.start())
+            line, offset = lines[i], text.span.start + (ends[i - 1] if i else 0)
+            hit = _CANDIDATE.search(source, ends[i])
+            found_here = [(s, e, w, False) for s, e, w in (_scan(line) if _DIGIT.search(line) else ())]
+            found_here += _moment(line) if ":" in line or "=" in line else []
+            if found_here and template.position(offset).line not in fenced and not _EXAMPLE.search(line):
                 spans = [m.span() for m in _CODE_SPAN.finditer(line)]
                 for start, end, what, plain in found_here:
                     if any(a <= start and end <= b for a, b in spans):
@@ -156,7 +183,6 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                     if not any(base + v.start < offset + end and offset + start < base + v.end
                                for base, _, v in strong):
                         weak.append((offset + start, offset + end, what, plain))
-            offset += len(line)
     for base, text_source, value in strong:
         yield _rendered(ctx, base, text_source, value, tokens_after)
     # A file that holds a value rendered for one request, or several values of this moment

@@ -94,6 +94,9 @@ def rendered_clocks(line: str) -> Iterator[Rendered]:
 
 # A clock's seconds: without them on a line, ``rendered_clocks`` finds nothing there.
 _ANY_SECONDS = re.compile(r"\d{1,2}:\d{2}:\d{2}")
+# Its minutes and seconds, searched first: a pattern that starts with a literal character is
+# found by a fast scan for it, where one that starts with a digit is tried at every position.
+_SECONDS_TAIL = re.compile(r":\d{2}:\d{2}")
 
 
 def scan(text: str) -> list[Rendered]:
@@ -101,7 +104,7 @@ def scan(text: str) -> list[Rendered]:
     found: list[Rendered] = list(signed_in_users(text))
     # Digits and colons break no line, so a text without seconds has no line with them:
     # most texts skip the line-by-line label search.
-    if _ANY_SECONDS.search(text):
+    if _SECONDS_TAIL.search(text) and _ANY_SECONDS.search(text):
         offset = 0
         for line in text.splitlines(keepends=True):
             if _ANY_SECONDS.search(line):
