@@ -100,9 +100,12 @@ def _expand(base: Path, order: list[str]) -> list[tuple[str, Path]]:
 
 def _groups(project: Project) -> Iterator[tuple[Path, list[tuple[str, Path]], Config, bool]]:
     """(base folder, ordered files, config, order came from config) per assembled prompt."""
-    seen: set[Path] = set()
+    seen: set[Path] = set()  # base folders of the groups yielded
+    looked: set[Path] = set()  # folders whose conventional files were looked for
+    # Each folder's workspace config, looked up once however many of the files are in it.
+    workspaces: dict[str, Config | None] = {}
     for checked in project.files:
-        config = _assembly_config(checked)
+        config = _assembly_config(checked, workspaces)
         if config.path is not None and config.assembly.get("order"):
             base = config.path.parent.resolve()
             if base not in seen:
@@ -110,25 +113,32 @@ def _groups(project: Project) -> Iterator[tuple[Path, list[tuple[str, Path]], Co
                 yield base, _expand(base, list(config.assembly["order"])), config, True
             continue
         folder = Path(checked.path).resolve().parent
-        if folder in seen:
+        if folder in seen or folder in looked:
             continue
+        looked.add(folder)
         present = _expand(folder, list(CONVENTION))
         if sum(1 for rel, _ in present if "/" not in rel) >= 2:
             seen.add(folder)
             yield folder, present, config, False
 
 
-def _assembly_config(checked: CheckedFile) -> Config:
+def _assembly_config(checked: CheckedFile, workspaces: dict[str, Config | None]) -> Config:
     """The config whose ``[assembly]`` describes the file's workspace: its own, or, when it
     has none (a ``--config`` file with rule settings only), the workspace's own config.
-    How the agent assembles its files is a fact of the workspace, not of a run's options."""
+    How the agent assembles its files is a fact of the workspace, not of a run's options.
+    ``workspaces``: each folder's own config found so far (None: none with an order)."""
     if checked.config.assembly.get("order"):
         return checked.config
-    try:
-        own = config_mod.find_for(Path(checked.path).resolve().parent)
-    except config_mod.ConfigError:
-        return checked.config
-    if own.path is None or not own.assembly.get("order"):
+    folder = os.path.dirname(checked.path)
+    if folder not in workspaces:
+        try:
+            found: Config | None = config_mod.find_for(Path(checked.path).resolve().parent)
+        except config_mod.ConfigError:
+            found = None
+        ordered = found is not None and found.path is not None and bool(found.assembly.get("order"))
+        workspaces[folder] = found if ordered else None
+    own = workspaces[folder]
+    if own is None:
         return checked.config
     return replace(own, select=checked.config.select, ignore=checked.config.ignore)
 

@@ -13,12 +13,13 @@ sample values, every branch of a conditional is rendered once and every loop twi
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from promptlint.core import tokens
-from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens
+from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens, spliced_encoding, token_starts
 from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.core.clocks import _CLOCK_CALLS
 from promptlint.core.lead import judge_by_label, record_of_person_above
@@ -95,9 +96,9 @@ class Analysis:
     _offsets: dict[int, int] = field(default_factory=dict, repr=False)
     # The stable text encoded once, for every unit's count of what follows it.
     _suffixes: SuffixTokens | None = field(default=None, repr=False, compare=False)
-    # The rendering's tokens when the stable text is the rendering (nothing varies), for its
-    # suffix counts; None otherwise.
-    _rendered_ids: list[int] | None = field(default=None, repr=False, compare=False)
+    # The stable text's tokens, for its suffix counts (dropped once they are read).
+    _stable_ids: list[int] | None = field(default=None, repr=False, compare=False)
+    _stable_starts: array[int] | None = field(default=None, repr=False, compare=False)
 
     def offset_of(self, segment: Segment) -> int:
         """Where a segment's output starts in the stable-only rendering."""
@@ -111,8 +112,8 @@ class Analysis:
         """Tokens of ``stable_text[offset:]`` encoded on its own (the whole stable text at 0),
         read from one encoding of the stable text however many units ask."""
         if self._suffixes is None:
-            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._rendered_ids)
-            self._rendered_ids = None
+            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids, self._stable_starts)
+            self._stable_ids = self._stable_starts = None
         return self._suffixes.after(offset)
 
     @property
@@ -472,11 +473,17 @@ def render(
     units: list[Unit],
     variant: int | None,
     on_segment: Callable[[Segment, int], None] | None = None,
+    on_unit: Callable[[int, int], None] | None = None,
 ) -> str:
-    """Render with sample values; ``variant`` None leaves volatile units empty."""
+    """Render with sample values; ``variant`` None leaves volatile units empty.
+
+    ``on_unit(start, end)``: where each outermost unit's output stands in the rendering
+    (only when ``variant`` is given). Without them, the rendering is the one ``variant``
+    None gives: nothing else differs between the two."""
     by_id = {id(u.segment): u for u in units}
     out: list[str] = []
     length = 0
+    in_unit = False
 
     def emit(text: str) -> None:
         nonlocal length
@@ -486,55 +493,66 @@ def render(
     loop_depth = 0
 
     def visit(segments: list[Segment], loop_label: str | None, volatile_label: str | None) -> None:
-        nonlocal loop_depth
+        nonlocal in_unit
         for seg in segments:
             if on_segment is not None:
                 on_segment(seg, length)
             unit = by_id.get(id(seg))
-            if isinstance(seg, Text):
-                emit(seg.text)
-            elif isinstance(seg, Tag):
-                # An include renders its file; only a volatile one changes between calls.
-                if unit is not None and variant is not None:
+            if unit is not None and on_unit is not None and variant is not None and not in_unit:
+                in_unit, start = True, length
+                one(seg, unit, loop_label, volatile_label)
+                in_unit = False
+                if length > start:
+                    on_unit(start, length)
+            else:
+                one(seg, unit, loop_label, volatile_label)
+
+    def one(seg: Segment, unit: Unit | None, loop_label: str | None, volatile_label: str | None) -> None:
+        nonlocal loop_depth
+        if isinstance(seg, Text):
+            emit(seg.text)
+        elif isinstance(seg, Tag):
+            # An include renders its file; only a volatile one changes between calls.
+            if unit is not None and variant is not None:
+                emit(_slot_sample(unit.volatility, variant))
+        elif isinstance(seg, Slot):
+            if unit is not None:
+                if variant == 0 and seg.expr.evidence:
+                    emit(seg.expr.source)  # a literal value: the first rendering is the file's own
+                elif variant is not None:
                     emit(_slot_sample(unit.volatility, variant))
-            elif isinstance(seg, Slot):
-                if unit is not None:
-                    if variant == 0 and seg.expr.evidence:
-                        emit(seg.expr.source)  # a literal value: the first rendering is the file's own
-                    elif variant is not None:
-                        emit(_slot_sample(unit.volatility, variant))
-                elif volatile_label is not None:
-                    emit(f"{seg.expr.name}-{volatile_label}")
-                elif loop_label is not None:
-                    emit(f"{seg.expr.name}-{loop_label}")
-                else:
-                    emit(seg.expr.name)
-            elif isinstance(seg, Block):
-                if seg.kind not in RENDERED_BLOCKS:
-                    continue
-                if unit is not None:
-                    if variant is None:
-                        # Nothing inside renders; what stands inside starts here too.
-                        if on_segment is not None:
-                            for inner in walk(seg.body):
-                                on_segment(inner, length)
-                        continue
-                    if seg.kind in ("block", "if"):
-                        # What a child puts there; which branch a test on the clock picks.
-                        emit(_slot_sample(unit.volatility, variant))
-                    labels = ("one", "two") if variant == 0 else ("two", "one")
-                    # A volatile loop yields different items in a different order.
-                    for label in labels if unit.is_loop and seg.kind in _LOOP_BLOCKS else labels[:1]:
-                        visit(seg.body, loop_label, f"{label}-{variant}")
-                elif seg.kind in _LOOP_BLOCKS and seg.kind != "section":
-                    loop_depth += 1
-                    # Two items show what a loop repeats; nested deeper than a few levels,
-                    # one item each keeps the rendering linear instead of 2^depth.
-                    for label in ("one", "two") if loop_depth <= _DOUBLED_LOOP_DEPTH else ("one",):
-                        visit(seg.body, label, volatile_label)
-                    loop_depth -= 1
-                else:
-                    visit(seg.body, loop_label, volatile_label)
+            elif volatile_label is not None:
+                emit(f"{seg.expr.name}-{volatile_label}")
+            elif loop_label is not None:
+                emit(f"{seg.expr.name}-{loop_label}")
+            else:
+                emit(seg.expr.name)
+        elif isinstance(seg, Block):
+            if seg.kind not in RENDERED_BLOCKS:
+                return
+            if unit is not None:
+                if variant is None:
+                    # Nothing inside renders; what stands inside starts here too.
+                    if on_segment is not None:
+                        for inner in walk(seg.body):
+                            on_segment(inner, length)
+                    return
+                if seg.kind in ("block", "if"):
+                    # What a child puts there; which branch a test on the clock picks.
+                    emit(_slot_sample(unit.volatility, variant))
+                labels = ("one", "two") if variant == 0 else ("two", "one")
+                # A volatile loop yields different items in a different order.
+                for label in labels if unit.is_loop and seg.kind in _LOOP_BLOCKS else labels[:1]:
+                    visit(seg.body, loop_label, f"{label}-{variant}")
+            elif seg.kind in _LOOP_BLOCKS and seg.kind != "section":
+                loop_depth += 1
+                # Two items show what a loop repeats; nested deeper than a few levels,
+                # one item each keeps the rendering linear instead of 2^depth.
+                for label in ("one", "two") if loop_depth <= _DOUBLED_LOOP_DEPTH else ("one",):
+                    visit(seg.body, label, volatile_label)
+                loop_depth -= 1
+            else:
+                visit(seg.body, loop_label, volatile_label)
 
     visit(template.segments, None, None)
     return "".join(out)
@@ -549,8 +567,14 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         offsets[id(seg)] = at
 
     stable_text = render(rendered_as, units, None, record)
-    rendered = render(rendered_as, units, 0)
-    first = tokens.encode(rendered, encoding)
+    stable_ids = tokens.encode(stable_text, encoding)
+    # The first request's rendering is the stable text with each unit's value put in: only
+    # the windows around them are encoded.
+    spans: list[tuple[int, int]] = []
+    rendered = render(rendered_as, units, 0, on_unit=lambda start, end: spans.append((start, end)))
+    starts = None if rendered == stable_text else token_starts(stable_ids, encoding)
+    first = stable_ids if starts is None else spliced_encoding(stable_text, stable_ids, rendered, spans, encoding,
+                                                               starts)
     # What a second request renders: only the tokens up to where it parts from the first
     # are encoded again.
     stable_prefix = shared_prefix_tokens(rendered, first, render(rendered_as, units, 1), encoding)
@@ -568,7 +592,8 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         stable_text=stable_text,
         rendered=rendered,
         _offsets=offsets,
-        _rendered_ids=first if stable_text == rendered else None,
+        _stable_ids=stable_ids,
+        _stable_starts=starts,
     )
 
 

@@ -62,11 +62,14 @@ _DIRECT_TEXT_CHARS = 64 * 1024
 class SuffixTokens:
     """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
 
-    def __init__(self, text: str, encoding: str, ids: list[int] | None = None) -> None:
-        """``ids``: the text's own encoding, when the caller has it (not encoded again)."""
+    def __init__(self, text: str, encoding: str, ids: list[int] | None = None,
+                 starts: array[int] | None = None) -> None:
+        """``ids``: the text's own encoding, when the caller has it (not encoded again);
+        ``starts``: their :func:`token_starts`, likewise."""
         self.text = text
         self.encoding = encoding
         self._ids = ids
+        self._starts = starts
         self._asked = 0 if ids is None and len(text) <= _DIRECT_TEXT_CHARS else _DIRECT_QUERIES
         self._built = False
 
@@ -92,8 +95,8 @@ class SuffixTokens:
         self._ids = None
         self.total = len(ids)
         # Byte offset where each token starts, and where each piece of the scan starts.
-        self._token_starts = array("q", accumulate(map(tokens.token_length(encoding), ids), initial=0))
-        self._token_starts.pop()
+        self._token_starts = self._starts if self._starts is not None else token_starts(ids, encoding)
+        self._starts = None
         self._regex = _pattern(tokens.split_pattern(encoding))
         # Every piece start of the whole scan, computed only when an offset has no sync
         # point within reach (see the module's docstring).
@@ -226,14 +229,20 @@ def _tokens_before(ids: list[int], head: int, length: Callable[[int], int]) -> i
 
 def _first_difference(a: str, b: str) -> int:
     """The first index where ``a`` and ``b`` differ (the shorter one's length when one is
-    the other's prefix)."""
+    the other's prefix): whole blocks compared as slices, then the block that differs halved."""
     n = min(len(a), len(b))
     i, step = 0, 4096
     while i < n and a[i : i + step] == b[i : i + step]:
         i += step
-    end = min(i + step, n)
-    while i < end and a[i] == b[i]:
-        i += 1
+    if i >= n:
+        return n
+    hi = min(i + step, n)
+    while i < hi:  # a[:i] == b[:i], and they differ before hi (or hi is n)
+        mid = (i + hi + 1) // 2
+        if a[i:mid] == b[i:mid]:
+            i = mid
+        else:
+            hi = mid - 1
     return i
 
 
@@ -249,3 +258,73 @@ def _sync_before(text: str, d: int) -> int:
             return brk + 1
         end = brk
     return 0
+
+
+def token_starts(ids: list[int], encoding: str) -> array[int]:
+    """The byte offset where each token starts, and their text's length in bytes last."""
+    return array("q", accumulate(map(tokens.token_length(encoding), ids), initial=0))
+
+
+def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple[int, int]],
+                     encoding: str, starts: array[int] | None = None) -> list[int]:
+    """``tokens.encode(rendered)``, where ``rendered`` is ``text`` (encoded as ``ids``) with
+    the strings at ``spans`` (of ``rendered``, in order) put in, without encoding it whole.
+
+    Around each put-in string, from the last sync point before it to the first one after it
+    in ``text``, the rendering is encoded again; between those windows its tokens are
+    ``text``'s own, which a scan from a sync point yields alike in both texts (see the
+    module's docstring). When ``rendered`` is not ``text`` with those strings put in, it is
+    encoded whole. ``starts``: ``ids``' :func:`token_starts`, when the caller has them."""
+    kept, prev = [], 0
+    for start, end in spans:
+        kept.append(rendered[prev:start])
+        prev = end
+    kept.append(rendered[prev:])
+    if "".join(kept) != text:
+        return tokens.encode(rendered, encoding)
+    # The windows of ``text`` (lo, hi) around the points where strings are put in, merged
+    # where they overlap, each with how many characters are put in within it.
+    windows: list[list[int]] = []
+    shift = 0
+    for start, end in spans:
+        at = start - shift
+        shift += end - start
+        lo = _sync_before(text, at)
+        brk = text.find("\n", at)
+        while brk >= 0 and not _SYNC.match(text, brk):
+            brk = text.find("\n", brk + 1)
+        hi = len(text) if brk < 0 else brk + 1
+        if windows and (lo < windows[-1][1] or windows[-1][1] == len(text)):
+            windows[-1][1] = max(windows[-1][1], hi)
+            windows[-1][2] += end - start
+        else:
+            windows.append([lo, hi, end - start])
+    length = tokens.token_length(encoding)
+    if starts is None:
+        starts = token_starts(ids, encoding)
+    out: list[int] = []
+    taken = 0  # tokens of ``ids`` copied so far
+    shift = 0  # characters put in before the current window
+    byte_at = char_at = 0  # a byte offset of ``text``, and the character it stands at
+    for lo, hi, size in windows:
+        byte_lo = byte_at + len(text[char_at:lo].encode("utf-8"))
+        byte_at, char_at = byte_lo + len(text[lo:hi].encode("utf-8")), hi
+        k_lo, k_hi = bisect_left(starts, byte_lo), bisect_left(starts, byte_at)
+        if starts[k_lo] != byte_lo or starts[k_hi] != byte_at:  # not token starts after all
+            return tokens.encode(rendered, encoding)
+        x, y = lo + shift, hi + shift + size
+        shift += size
+        if y < len(rendered):
+            # With the sync point's own character, so that the window's last piece is
+            # scanned as in the whole text; that character's token is dropped.
+            piece = tokens.encode(rendered[x : y + 1], encoding)
+            if not piece or sum(map(length, piece[:-1])) != len(rendered[x:y].encode("utf-8")):
+                return tokens.encode(rendered, encoding)
+            piece.pop()
+        else:
+            piece = tokens.encode(rendered[x:], encoding)
+        out += ids[taken:k_lo]
+        out += piece
+        taken = k_hi
+    out += ids[taken:]
+    return out
