@@ -55,8 +55,11 @@ def main() -> None:
     cold = median_wall([*check, "--no-cache"], args.runs)
     warm = median_wall(check, args.runs)  # the check above filled the cache
     probe = (
-        f"import sys, runpy; sys.argv=['promptlint','check','--no-frames',{str(FIXTURE)!r}]\n"
-        "try:\n runpy.run_module('promptlint', run_name='__main__')\n"
+        # The command line in this process (`python -m promptlint` ends its process on the
+        # spot, so nothing could be asked after it).
+        f"import sys; sys.argv=['promptlint','check','--no-frames',{str(FIXTURE)!r}]\n"
+        "from promptlint.cli import main\n"
+        "try:\n main()\n"
         "except SystemExit: pass\n"
         f"print('HEAVY:' + ','.join(m for m in {HEAVY!r} if m in sys.modules))"
     )

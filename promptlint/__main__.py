@@ -1,3 +1,3 @@
-from promptlint.cli import main
+from promptlint.cli import run
 
-main()
+run()

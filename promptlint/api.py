@@ -13,7 +13,8 @@ for the workspace it describes: the files its ``[assembly] order`` names, in tha
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from types import ModuleType
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -267,6 +268,34 @@ def check_paths(
     exit code: it fails at the ``fail_on`` given here, else at the strictest ``fail-on``
     configured for the checked files.
     """
+    with _settled_heap() as settle:
+        return _check_paths(paths, config_file, syntax, hook, cache, jobs, settle, options)
+
+
+@contextmanager
+def _settled_heap() -> Iterator[Callable[[], None]]:
+    """``settle()``, called after each file: what the file left alive is moved out of the
+    cyclic garbage collector's reach (collected first), so that its full collections do not
+    walk every file checked so far again (on 2,000 files they cost a fifth of the run).
+    Undone at the end; a no-op while the collector is off or another caller froze objects."""
+    import gc
+
+    if not gc.isenabled() or gc.get_freeze_count():
+        yield lambda: None
+        return
+
+    def settle() -> None:
+        gc.collect(1)
+        gc.freeze()
+
+    try:
+        yield settle
+    finally:
+        gc.unfreeze()
+
+
+def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, hook: bool,
+                 cache: ResultCache | None, jobs: int, settle: Callable[[], None], options: dict[str, Any]) -> Report:
     report = Report()
     given = as_paths(paths)  # once: ``paths`` may be an iterator
     targets = gather(given, None if config_file is None else os.fspath(config_file), hook=hook)
@@ -281,6 +310,7 @@ def check_paths(
     named = {os.path.abspath(p) for p in given if not os.path.isdir(p)}
     no_prompt: list[str] = []
     for path, result, checked in checked_files:
+        settle()
         if isinstance(result, str):
             report.warnings.append(f"{path}: {result}")
             continue

@@ -43,11 +43,39 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
             raise
+        except BrokenPipeError:
+            # The reader stopped reading (`promptlint check . | head`): not a bug of ours.
+            # What is still buffered for it goes nowhere, quietly.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            click.echo("promptlint: the output was closed before the report ended (broken pipe)", err=True)
+            sys.exit(EXIT_FAILED)
         except Exception as exc:
             if os.environ.get("PROMPTLINT_DEBUG"):
                 raise
             click.echo(f"promptlint: internal error: {type(exc).__name__}: {exc} (PROMPTLINT_DEBUG=1 shows where)", err=True)
             sys.exit(EXIT_FAILED)
+
+
+def run() -> None:
+    """The console script: the command line, then an exit that does not tear the
+    interpreter down object by object (as mypy exits): after a large run that costs more
+    than a tenth of it (0.45 s of 5 s on 2,000 files). Nothing is left to do by then:
+    output is flushed here, and no exit handler of promptlint's own is registered."""
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+    else:
+        code = EXIT_OK
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+        code = EXIT_FINDINGS
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed pipe (`| head`): what could be written was
+    os._exit(code or EXIT_OK)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

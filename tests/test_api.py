@@ -80,3 +80,39 @@ def test_fail_on_of_an_explicit_config_file_is_used(tmp_path: Path, long_rules: 
     assert run_cli("check", "p/tail.j2", cwd=tmp_path).exit_code == 1
     assert run_cli("check", "--config", "lenient.toml", "p/tail.j2", cwd=tmp_path).exit_code == 0
     assert check_paths("p/tail.j2", config_file=Path("lenient.toml")).exit_code() == 0
+
+
+def test_the_garbage_collector_is_left_as_it_was_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # check_paths keeps what each file leaves out of the collector's full passes while it
+    # runs, and hands every object back to it at the end; a caller's own freeze is kept.
+    import gc
+
+    monkeypatch.chdir(tmp_path)
+    for n in range(3):
+        (tmp_path / f"p{n}.j2").write_text("Now: {{ now() }}\nstable\n", encoding="utf-8")
+    frozen_during: list[int] = []
+    import promptlint.api as api
+
+    real = api._check_or_skip
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        frozen_during.append(gc.get_freeze_count())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "_check_or_skip", spy)
+    assert gc.get_freeze_count() == 0
+    report = check_paths(str(tmp_path))
+    assert len(report.files) == 3
+    assert frozen_during[0] == 0 and frozen_during[-1] > 0  # the first files' objects were set aside
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    held = [object() for _ in range(10)]
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        frozen_during.clear()
+        check_paths(str(tmp_path))
+        assert gc.get_freeze_count() == before  # not unfrozen, not frozen more
+        assert set(frozen_during) == {before}
+    finally:
+        gc.unfreeze()
+    del held

@@ -275,6 +275,31 @@ def test_console_script_version(tmp_path: Path) -> None:
     assert proc.stdout.startswith("promptlint")
 
 
+def test_a_real_process_exits_with_the_run_s_code_and_all_of_its_output(run_process, project: Path) -> None:  # type: ignore[no-untyped-def]
+    # The process ends without tearing the interpreter down: the report must be whole.
+    clean = run_process("check", "--format", "json", str(project / "clean.md"))
+    assert clean.exit_code == 0 and json.loads(clean.stdout)["findings"] == []
+    failing = run_process("check", "--format", "json", str(project / "bad.j2"))
+    assert failing.exit_code == 1 and "PC101" in {f["rule"] for f in json.loads(failing.stdout)["findings"]}
+    missing = run_process("check", str(project / "missing.j2"))
+    assert missing.exit_code == 2 and missing.stdout.startswith("error:") and "no such file" in missing.stdout
+
+
+def test_a_reader_that_stops_early_gets_one_line_not_an_internal_error(write, tmp_path: Path) -> None:
+    import subprocess
+
+    for n in range(60):  # a report well over a pipe's buffer
+        write(f"many/p{n}.j2", "".join(f"Now: {{{{ now() }}}} {i}\n" for i in range(40)) + "stable text\n" * 50)
+    proc = subprocess.Popen([sys.executable, "-m", "promptlint", "check", str(tmp_path / "many")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # as `| head -1` does
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 2
+    assert err.strip().splitlines() == ["promptlint: the output was closed before the report ended (broken pipe)"]
+
+
 # ---------------------------------------------------------------------------------------
 # Folders
 

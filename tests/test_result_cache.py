@@ -122,8 +122,9 @@ def test_a_warm_run_imports_only_the_rules_that_read_several_files(write, long_r
 
     write("a.j2", "Now: {{ now() }}\n" + long_rules)
     env = {**os.environ, "PROMPTLINT_CACHE_DIR": str(tmp_path / "cache")}
-    probe = ("import sys, runpy; sys.argv = ['promptlint', 'check', 'a.j2']\n"
-             "try:\n    runpy.run_module('promptlint', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+    # The command line run in this process, so that its modules can be listed after it.
+    probe = ("import sys; sys.argv = ['promptlint', 'check', 'a.j2']\nfrom promptlint.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "engine = ('promptlint.core.analysis', 'promptlint.core.fixability', 'promptlint.core.volatility',\n"
              "          'tiktoken', 'jinja2')\n"
              "print(sorted(m for m in engine if m in sys.modules), file=sys.stderr)\n"
