@@ -116,3 +116,31 @@ def test_shared_prefix_of_two_renderings_is_that_of_their_whole_encodings(encodi
     ids = tokens.encode(text, encoding)
     want = tokens.common_prefix_length(ids, tokens.encode(other, encoding))
     assert suffixtokens.shared_prefix_tokens(text, ids, other, encoding) == want
+
+
+_PUT_IN = st.lists(st.tuples(st.integers(0, 200), st.sampled_from(["x", "\n", " 9", "é", "\n/", "'s", "2026-03-04 09:41\n"])),
+                   max_size=4)
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@settings(max_examples=200, deadline=None)
+@given(text=_LINES, put_in=_PUT_IN)
+def test_a_rendering_spliced_from_the_stable_text_s_tokens_is_its_own_encoding(
+        encoding: str, text: str, put_in: list[tuple[int, str]]) -> None:
+    # The rendering is the stable text with values put in; only windows around them are encoded.
+    rendered, spans, taken = "", [], 0
+    for at, value in sorted((min(at, len(text)), value) for at, value in put_in):
+        rendered += text[taken:at]
+        spans.append((len(rendered), len(rendered) + len(value)))
+        rendered += value
+        taken = at
+    rendered += text[taken:]
+    ids = tokens.encode(text, encoding)
+    assert suffixtokens.spliced_encoding(text, ids, rendered, spans, encoding) == tokens.encode(rendered, encoding)
+
+
+def test_spans_that_do_not_describe_the_rendering_fall_back_to_encoding_it_whole() -> None:
+    text, rendered = "a\nb\n", "a\nXb\nY"
+    ids = tokens.encode(text)
+    assert suffixtokens.spliced_encoding(text, ids, rendered, [(0, 1)], "o200k_base") == tokens.encode(rendered)
+    assert suffixtokens.spliced_encoding(text, ids, rendered, [(2, 3), (5, 6)], "o200k_base") == tokens.encode(rendered)

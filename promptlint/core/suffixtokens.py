@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from functools import cache
 from itertools import accumulate
@@ -201,10 +201,8 @@ def shared_prefix_tokens(text: str, ids: list[int], other: str, encoding: str) -
     if d == len(text) == len(other):
         return len(ids)
     s = _sync_before(text, d)
-    e = other.find("\n", d)
-    while e >= 0 and not _SYNC.match(other, e):
-        e = other.find("\n", e + 1)
-    window = other[s:] if e < 0 else other[s : e + 2]
+    after = _SYNC.search(other, d)  # a break at or after d, with the sync point after it
+    window = other[s:] if after is None else other[s : after.start() + 2]
     k = _tokens_before(ids, len(text[:s].encode("utf-8")), tokens.token_length(encoding))
     if k is None:  # not a token start after all: encode it whole
         return tokens.common_prefix_length(ids, tokens.encode(other, encoding))
@@ -248,16 +246,19 @@ def _first_difference(a: str, b: str) -> int:
 
 def _sync_before(text: str, d: int) -> int:
     """The last position before ``d`` where every scan of ``text`` starts a piece, its
-    character before ``d`` as well (0, the text's start, when there is none)."""
-    end = d - 1
-    while end > 0:
-        brk = max(text.rfind("\n", 0, end), text.rfind("\r", 0, end))
-        if brk < 0:
+    character before ``d`` as well (0, the text's start, when there is none). Looked for in
+    a stretch before ``d`` that grows until it holds one: the cost is the distance."""
+    span = 4096
+    while True:
+        lo = max(0, d - span)
+        last = None
+        for last in _SYNC.finditer(text, lo, d):  # the look-ahead stops before d
+            pass
+        if last is not None:
+            return last.start() + 1
+        if lo == 0:
             return 0
-        if _SYNC.match(text, brk):
-            return brk + 1
-        end = brk
-    return 0
+        span *= 4
 
 
 def token_starts(ids: list[int], encoding: str) -> array[int]:
@@ -285,15 +286,18 @@ def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple
     # The windows of ``text`` (lo, hi) around the points where strings are put in, merged
     # where they overlap, each with how many characters are put in within it.
     windows: list[list[int]] = []
+    # Every sync point of the text, found once (a text whose lines all start with a space
+    # has none, and a search from each point would walk it all again).
+    syncs = [m.start() + 1 for m in _SYNC.finditer(text)]
     shift = 0
     for start, end in spans:
         at = start - shift
         shift += end - start
-        lo = _sync_before(text, at)
-        brk = text.find("\n", at)
-        while brk >= 0 and not _SYNC.match(text, brk):
-            brk = text.find("\n", brk + 1)
-        hi = len(text) if brk < 0 else brk + 1
+        # The last sync point whose character is before the point, the first one after it.
+        before = bisect_right(syncs, at - 1) - 1
+        lo = syncs[before] if before >= 0 else 0
+        following = bisect_left(syncs, at + 1)
+        hi = syncs[following] if following < len(syncs) else len(text)
         if windows and (lo < windows[-1][1] or windows[-1][1] == len(text)):
             windows[-1][1] = max(windows[-1][1], hi)
             windows[-1][2] += end - start
