@@ -188,14 +188,27 @@ class IncludedValue:
         return f"{self.expr_source} ({self.source.path}:{self.line})"
 
 
+def _lazy_root(path: str, config: Config) -> Callable[[], Path]:
+    """:func:`project_root`, found when first asked: most files include nothing, and the
+    walk up to a `.git` costs a stat per folder."""
+    found: list[Path] = []
+
+    def root() -> Path:
+        if not found:
+            found.append(project_root(path, config))
+        return found[0]
+
+    return root
+
+
 def extends_resolver(path: str, config: Config, project: Project) -> Callable[[Tag, str], Template | None]:
     """For one file: the parent template an ``{% extends "base.j2" %}`` names, resolved from
     the file that holds the tag (along a chain) within the first file's project root."""
-    root = project_root(path, config)
+    root = _lazy_root(path, config)
 
     def resolve(tag: Tag, from_path: str) -> Template | None:
         owner = CheckedFile(from_path, Template(from_path, "", "", []), None, config)  # type: ignore[arg-type]
-        target = resolve_include(owner, tag, root)
+        target = resolve_include(owner, tag, root())
         return project.template(target) if target is not None else None
 
     return resolve
@@ -204,7 +217,7 @@ def extends_resolver(path: str, config: Config, project: Project) -> Callable[[T
 def include_resolver(path: str, config: Config, project: Project) -> Callable[[Tag], IncludedValue | None]:
     """For one file: the :class:`IncludedValue` of each include or partial whose file
     (or a file it includes, within the including file's project root) is volatile."""
-    root = project_root(path, config)
+    root = _lazy_root(path, config)
     owner = CheckedFile(path, Template(path, "", "", []), None, config)  # type: ignore[arg-type]
 
     def units_of(target: Path, depth: int, seen: frozenset[str]):  # type: ignore[no-untyped-def]
@@ -215,13 +228,13 @@ def include_resolver(path: str, config: Config, project: Project) -> Callable[[T
         if depth < _MAX_INCLUDE_DEPTH:
             for tag in included.template.walk():
                 if isinstance(tag, Tag) and tag.tag in ("include", "partial") and tag.target:
-                    nested = resolve_include(included, tag, root)
+                    nested = resolve_include(included, tag, root())
                     if nested is not None and str(nested) not in seen:
                         found += units_of(nested, depth + 1, seen | {str(nested)})
         return found
 
     def resolve(tag: Tag) -> IncludedValue | None:
-        target = resolve_include(owner, tag, root)
+        target = resolve_include(owner, tag, root())
         if target is None:
             return None
         units = units_of(target, 1, frozenset({str(target)}))

@@ -19,7 +19,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from promptlint.core import tokens
-from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens, spliced_encoding, token_starts
+from promptlint.core.suffixtokens import (
+    SuffixTokens,
+    shared_prefix_tokens,
+    spliced_encoding,
+    sync_points,
+    token_starts,
+)
 from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.core.clocks import _CLOCK_CALLS
 from promptlint.core.lead import judge_by_label, record_of_person_above
@@ -99,6 +105,7 @@ class Analysis:
     # The stable text's tokens, for its suffix counts (dropped once they are read).
     _stable_ids: list[int] | None = field(default=None, repr=False, compare=False)
     _stable_starts: array[int] | None = field(default=None, repr=False, compare=False)
+    _stable_syncs: list[int] | None = field(default=None, repr=False, compare=False)
 
     def offset_of(self, segment: Segment) -> int:
         """Where a segment's output starts in the stable-only rendering."""
@@ -112,8 +119,9 @@ class Analysis:
         """Tokens of ``stable_text[offset:]`` encoded on its own (the whole stable text at 0),
         read from one encoding of the stable text however many units ask."""
         if self._suffixes is None:
-            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids, self._stable_starts)
-            self._stable_ids = self._stable_starts = None
+            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids, self._stable_starts,
+                                          self._stable_syncs)
+            self._stable_ids = self._stable_starts = self._stable_syncs = None
         return self._suffixes.after(offset)
 
     @property
@@ -572,9 +580,10 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
     # the windows around them are encoded.
     spans: list[tuple[int, int]] = []
     rendered = render(rendered_as, units, 0, on_unit=lambda start, end: spans.append((start, end)))
-    starts = None if rendered == stable_text else token_starts(stable_ids, encoding)
+    starts, syncs = (None, None) if rendered == stable_text else (token_starts(stable_ids, encoding),
+                                                                  sync_points(stable_text))
     first = stable_ids if starts is None else spliced_encoding(stable_text, stable_ids, rendered, spans, encoding,
-                                                               starts)
+                                                               starts, syncs)
     # What a second request renders: only the tokens up to where it parts from the first
     # are encoded again.
     stable_prefix = shared_prefix_tokens(rendered, first, render(rendered_as, units, 1), encoding)
@@ -594,6 +603,7 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         _offsets=offsets,
         _stable_ids=stable_ids,
         _stable_starts=starts,
+        _stable_syncs=syncs,
     )
 
 

@@ -63,13 +63,15 @@ class SuffixTokens:
     """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
 
     def __init__(self, text: str, encoding: str, ids: list[int] | None = None,
-                 starts: array[int] | None = None) -> None:
+                 starts: array[int] | None = None, syncs: list[int] | None = None) -> None:
         """``ids``: the text's own encoding, when the caller has it (not encoded again);
-        ``starts``: their :func:`token_starts`, likewise."""
+        ``starts``: their :func:`token_starts`, and ``syncs`` the text's
+        :func:`sync_points`, likewise."""
         self.text = text
         self.encoding = encoding
         self._ids = ids
         self._starts = starts
+        self._given_syncs = syncs
         self._asked = 0 if ids is None and len(text) <= _DIRECT_TEXT_CHARS else _DIRECT_QUERIES
         self._built = False
 
@@ -78,29 +80,20 @@ class SuffixTokens:
         text, encoding = self.text, self.encoding
         from promptlint.core.smallbpe import has_unknown_characters
 
+        self._syncs: list[int] | None = None
+        self._exact = False
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
             # Lone surrogates: tiktoken replaces them before encoding, so byte offsets
             # would not line up; such a text is counted suffix by suffix.
-            self._exact = False
             return
-        if has_unknown_characters(text):
-            # A character the `regex` module and tiktoken's Rust regex may class differently
-            # (assigned in a newer Unicode version): the two scans might not split alike.
-            self._exact = False
-            return
-        self._exact = True
         ids = self._ids if self._ids is not None else tokens.encode(text, encoding)
         self._ids = None
         self.total = len(ids)
         # Byte offset where each token starts, and where each piece of the scan starts.
         self._token_starts = self._starts if self._starts is not None else token_starts(ids, encoding)
         self._starts = None
-        self._regex = _pattern(tokens.split_pattern(encoding))
-        # Every piece start of the whole scan, computed only when an offset has no sync
-        # point within reach (see the module's docstring).
-        self._piece_starts: array[int] | None = None
         # Byte offsets of every _CHECKPOINT-th character (non-ASCII text only).
         self._checkpoints: list[int] | None = None
         if len(data) != len(text):
@@ -108,23 +101,51 @@ class SuffixTokens:
                 (len(text[i : i + _CHECKPOINT].encode("utf-8")) for i in range(0, len(text), _CHECKPOINT)),
                 initial=0,
             ))
+        # Every sync point: a suffix is encoded up to the next one, and read from the
+        # whole text's tokens after it.
+        self._syncs = self._given_syncs if self._given_syncs is not None else sync_points(text)
+        self._given_syncs = None
+        # Where no sync point is within reach (a long line), the suffix's own scan is run
+        # until it meets the whole text's, which needs the `regex` module's scan.
+        self._exact = not has_unknown_characters(text)
+        # Every piece start of the whole scan, computed only when an offset has no sync
+        # point within reach (see the module's docstring).
+        self._piece_starts: array[int] | None = None
+
+    @property
+    def _regex(self) -> Any:
+        return _pattern(tokens.split_pattern(self.encoding))
 
     def after(self, offset: int) -> int:
         """Tokens of ``text[offset:]`` encoded on its own."""
-        if offset >= len(self.text):
+        text = self.text
+        if offset >= len(text):
             return 0
         offset = max(0, offset)
         self._asked += 1
         if self._asked <= _DIRECT_QUERIES:
-            return tokens.count(self.text[offset:], self.encoding)
+            return tokens.count(text[offset:], self.encoding)
         if not self._built:
             self._build()
+        syncs = self._syncs
+        if syncs is not None:
+            i = bisect_left(syncs, offset)
+            if i < len(syncs) and syncs[i] - offset <= _SYNC_REACH:
+                # The suffix's scan meets the whole text's at the next sync point: what
+                # stands before it is encoded with the sync point's own character (so its
+                # last piece is scanned as in the whole text), whose token is not counted.
+                sync = syncs[i]
+                if sync == offset:
+                    return self._tokens_from(sync)
+                return len(tokens.encode(text[offset : sync + 1], self.encoding)) - 1 + self._tokens_from(sync)
+            if i == len(syncs) and len(text) - offset <= _SYNC_REACH:
+                return tokens.count(text[offset:], self.encoding)
         if not self._exact:
-            return tokens.count(self.text[offset:], self.encoding)
+            return tokens.count(text[offset:], self.encoding)
         whole = self._whole_scan_from(offset)
         known = next(whole, None)
         head = 0
-        for match in self._regex.finditer(self.text, offset):
+        for match in self._regex.finditer(text, offset):
             start = match.start()
             while known is not None and known < start:
                 known = next(whole, None)
@@ -261,13 +282,18 @@ def _sync_before(text: str, d: int) -> int:
         span *= 4
 
 
+def sync_points(text: str) -> list[int]:
+    """Every position of ``text`` where every scan starts a piece (see the module's docstring)."""
+    return [m.start() + 1 for m in _SYNC.finditer(text)]
+
+
 def token_starts(ids: list[int], encoding: str) -> array[int]:
     """The byte offset where each token starts, and their text's length in bytes last."""
     return array("q", accumulate(map(tokens.token_length(encoding), ids), initial=0))
 
 
 def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple[int, int]],
-                     encoding: str, starts: array[int] | None = None) -> list[int]:
+                     encoding: str, starts: array[int] | None = None, syncs: list[int] | None = None) -> list[int]:
     """``tokens.encode(rendered)``, where ``rendered`` is ``text`` (encoded as ``ids``) with
     the strings at ``spans`` (of ``rendered``, in order) put in, without encoding it whole.
 
@@ -275,7 +301,8 @@ def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple
     in ``text``, the rendering is encoded again; between those windows its tokens are
     ``text``'s own, which a scan from a sync point yields alike in both texts (see the
     module's docstring). When ``rendered`` is not ``text`` with those strings put in, it is
-    encoded whole. ``starts``: ``ids``' :func:`token_starts`, when the caller has them."""
+    encoded whole. ``starts``: ``ids``' :func:`token_starts`, and ``syncs`` the text's
+    :func:`sync_points`, when the caller has them."""
     kept, prev = [], 0
     for start, end in spans:
         kept.append(rendered[prev:start])
@@ -288,7 +315,8 @@ def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple
     windows: list[list[int]] = []
     # Every sync point of the text, found once (a text whose lines all start with a space
     # has none, and a search from each point would walk it all again).
-    syncs = [m.start() + 1 for m in _SYNC.finditer(text)]
+    if syncs is None:
+        syncs = sync_points(text)
     shift = 0
     for start, end in spans:
         at = start - shift

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from promptlint.core.ir import Expr
@@ -58,7 +59,7 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
             if overrides.volatile and key in overrides.volatile:
                 kind, frequency = overrides.volatile[key]
                 return Volatility(kind, frequency, f"`{key}` is configured as {kind}", confidence="high")
-    found = _classify(expr, overrides, collection=collection)
+    found = _classify(expr, collection)
     if found is not None and expr.evidence:
         return replace(found, evidence=expr.evidence, assumed=None, confidence="high")
     if found is not None and expr.pinned and found.frequency == "per-request":
@@ -73,8 +74,10 @@ def configured_stable(expr: Expr, overrides: Overrides | None) -> bool:
     return any(n in stable or n.split(".")[0] in stable for n in [".".join(p) for p in expr.paths] or [expr.name])
 
 
-def _classify(expr: Expr, overrides: Overrides | None, *, collection: bool) -> Volatility | None:
-    overrides = overrides or Overrides()
+@lru_cache(maxsize=8192)
+def _classify(expr: Expr, collection: bool) -> Volatility | None:
+    """What the expression's own calls, format and names say (no configuration): once per
+    expression, however many slots repeat it (`user.name` in every file of a run)."""
     pinned = next((p for p in expr.paths if _is_pinned(p)), None)
     if pinned is not None:
         return _named_clock(expr, "per-session", "_".join(pinned))

@@ -170,6 +170,8 @@ def detect_syntax(path: str, text: str, default: str | None = None) -> str:
 def _outside_fences(text: str) -> str:
     """The text with fenced code blocks blanked (same length, newlines kept): placeholders
     inside an example are not evidence that the file itself is a template."""
+    if "```" not in text and "~~~" not in text:
+        return text  # no fence at all (most files): nothing to blank
     out: list[str] = []
     inside = False
     for line in text.splitlines(keepends=True):

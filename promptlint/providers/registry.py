@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from functools import cache
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -114,7 +115,17 @@ def facts(
     applies (:func:`~promptlint.providers.table.row_facts`). Raises ValueError for an unknown
     provider or an unknown key in the table/overrides.
     """
-    table = load_table({"providers": dict(rows)}) if rows else bundled_table()
+    if rows:
+        table = load_table({"providers": dict(rows)})
+        return row_facts(resolve_row_name(provider, model, table), model, table)
+    return _bundled_facts(provider, model)
+
+
+@cache
+def _bundled_facts(provider: str, model: str | None) -> ProviderFacts:
+    """:func:`facts` from the bundled table, once per provider and model (every file of a
+    run asks, for its minimum cacheable prefix)."""
+    table = bundled_table()
     return row_facts(resolve_row_name(provider, model, table), model, table)
 
 
