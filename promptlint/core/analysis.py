@@ -240,10 +240,12 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
 
 
 # A heading that says the rest of the file is the user's message ("## User Message Template").
-_USER_TURN_HEADING = re.compile(
-    r"(?im)^[ \t]*#{1,6}[ \t]*(?:the[ \t]+)?(?:user|human|customer)(?:'s)?[ \t]+(?:message|prompt|turn|input|query)"
-    r"(?:[ \t]+template)?[ \t]*:?[ \t]*$"
-)
+_USER_TURN_LINE = (r"[ \t]*#{1,6}[ \t]*(?:the[ \t]+)?(?:user|human|customer)(?:'s)?[ \t]+"
+                   r"(?:message|prompt|turn|input|query)(?:[ \t]+template)?[ \t]*:?[ \t]*(?=\n|\Z)")
+# The heading on the first line, or after a line break (a search for "\n" is fast where one
+# for "^" is not).
+_USER_TURN_HEADING_FIRST = re.compile(r"(?i)" + _USER_TURN_LINE)
+_USER_TURN_HEADING = re.compile(r"(?i)\n" + _USER_TURN_LINE)
 
 
 # What, just before a name, says it names who runs the business, not a user.
@@ -290,8 +292,10 @@ def _user_turn_start(template: Template) -> int | None:
         return 0  # "This template is the latest user turn, sent after the cached system prompt."
     if "#" not in template.source:
         return None
+    if _USER_TURN_HEADING_FIRST.match(template.source):
+        return 0
     found = _USER_TURN_HEADING.search(template.source)
-    return found.start() if found is not None else None
+    return found.start() + 1 if found is not None else None
 
 
 def units_of(template: Template, overrides: Overrides | None = None) -> list[Unit]:

@@ -256,8 +256,8 @@ _NAMED = re.compile(r"(?i)\b(?:placeholders?|variables?|template\s+tokens?)\s+(?
 def _documents_placeholders(body: str) -> bool:
     """Whether every upper-case placeholder sits in a code span and some are defined in a
     table row or list item, or named as placeholders in prose: a page about templates."""
-    if not (_DEFINED.search(body) or _NAMED.search(body)):
-        return False
+    if "`" not in body or not (_DEFINED.search(body) or _NAMED.search(body)):
+        return False  # both name a placeholder in a code span
     outside = _CODE_SPAN.sub(lambda m: " " * len(m.group()), body)
     return not _UPPER_PLACEHOLDER.search(outside)
 

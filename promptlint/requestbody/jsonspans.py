@@ -118,23 +118,25 @@ def string_offsets(source: str, start: int) -> list[int]:
     """Source offset of each decoded character of the JSON string opening at ``start``.
 
     One entry per decoded character, plus the offset of the closing quote; an escape maps
-    its decoded character to the backslash (a surrogate pair counts once).
-    """
+    its decoded character to the backslash (a surrogate pair counts once). The runs between
+    escapes are taken whole (most strings have no escape at all)."""
     offsets: list[int] = []
     at = start + 1
-    while source[at] != '"':
-        offsets.append(at)
-        if source[at] == "\\":
-            if source[at + 1] == "u":
-                code = int(source[at + 2 : at + 6], 16)
-                at += 6
-                if 0xD800 <= code < 0xDC00 and source.startswith("\\u", at):
-                    low = int(source[at + 2 : at + 6], 16)
-                    if 0xDC00 <= low < 0xE000:
-                        at += 6
-            else:
-                at += 2
+    while True:
+        quote = source.find('"', at)
+        if quote < 0:
+            raise IndexError("unterminated JSON string")
+        slash = source.find("\\", at, quote)
+        if slash < 0:
+            offsets.extend(range(at, quote + 1))
+            return offsets
+        offsets.extend(range(at, slash + 1))
+        if source[slash + 1] == "u":
+            code = int(source[slash + 2 : slash + 6], 16)
+            at = slash + 6
+            if 0xD800 <= code < 0xDC00 and source.startswith("\\u", at):
+                low = int(source[at + 2 : at + 6], 16)
+                if 0xDC00 <= low < 0xE000:
+                    at += 6
         else:
-            at += 1
-    offsets.append(at)
-    return offsets
+            at = slash + 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from promptlint.core import literals
 
@@ -69,6 +70,12 @@ def _precision(value: str) -> str:
 
 def volatile_values(text: str) -> list[VolatileValue]:
     """Literal per-request values in ``text``, in order, not overlapping."""
+    return list(_volatile_values(text))
+
+
+@lru_cache(maxsize=256)
+def _volatile_values(text: str) -> tuple[VolatileValue, ...]:
+    """:func:`volatile_values`, found once per text: a body's loader and its rules ask alike."""
     found: list[VolatileValue] = []
     for match in _CLOCK_LABEL.finditer(text):
         value = match.group("value")
@@ -98,4 +105,4 @@ def volatile_values(text: str) -> list[VolatileValue]:
         if kept and value.start < kept[-1].end:
             continue
         kept.append(value)
-    return kept
+    return tuple(kept)
