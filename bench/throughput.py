@@ -16,10 +16,12 @@ raises ``max-file-size`` so that it is read).
 Printed, each in fresh processes: the floor (read every file and tokenise it once with
 tiktoken's o200k_base, loaded by tiktoken itself), ``promptlint check --no-cache -j 1`` and
 ``-j 2`` with the text report, the same with ``--format json`` (which also plans each
-finding's fix, to say whether it is fixable), and Tryaii's cachelint over the same files when it is installed in the peers venv
-(see bench/peers.py). Each line gives wall time, files/s, MB/s, the ratio to the floor and
-the peak RSS of the largest process (``getrusage(RUSAGE_CHILDREN)`` of a wrapper around the
-run). Then the slowest single files, timed one by one in one process (encoding loaded).
+finding's fix, to say whether it is fixable), and, when Tryaii's cachelint is installed in
+the peers venv (see bench/peers.py), cachelint over the files it accepts (all but the
+request bodies) with ``promptlint check -j 1`` on those same files next to it. Each line
+gives wall time, files/s, MB/s, the ratio to the floor and the peak RSS of the largest
+process (``getrusage(RUSAGE_CHILDREN)`` of a wrapper around the run). Then the slowest
+single files, timed one by one in one process (encoding loaded).
 Figures, not assertions: it exits 0 whatever they are.
 """
 
@@ -194,7 +196,7 @@ def measure(argv: list[str]) -> dict[str, float | int | str]:
 def _line(label: str, run: dict[str, float | int | str], files: int, mb: float, floor: float | None) -> str:
     wall = float(run["wall"])
     ratio = f"{wall / floor:5.2f}x floor" if floor else "   (floor)  "
-    return (f"{label:36} {wall:7.2f} s  {files / wall:7.1f} files/s  {mb / wall:6.2f} MB/s  {ratio}  "
+    return (f"{label:40} {wall:7.2f} s  {files / wall:7.1f} files/s  {mb / wall:6.2f} MB/s  {ratio}  "
             f"peak RSS {int(run['rss_kib']) / 1024:6.0f} MiB")
 
 
@@ -271,6 +273,12 @@ def main() -> None:
             run = measure([str(peers._python(venv_dir)), "-c", _CACHELINT_BATCH, str(peer_list)])
             label = f"Tryaii cachelint ({len(accepted):,} non-JSON)"
             print(_line(label, run, len(accepted), peer_mb, floor) if int(run["rc"]) == 0
+                  else f"{label}: failed (exit {run['rc']}): {run['err']}")
+            # The same files, named on the command line (cachelint reads no request body).
+            run = measure([*promptlint_command(), "check", "--no-cache", "--config", str(config), "-j", "1",
+                           *map(str, accepted)])
+            label = f"promptlint check -j 1 (the same {len(accepted):,})"
+            print(_line(label, run, len(accepted), peer_mb, floor) if int(run["rc"]) in (0, 1)
                   else f"{label}: failed (exit {run['rc']}): {run['err']}")
         else:
             print(f"Tryaii cachelint: not installed in {venv_dir} (pip install 'tryaii[cachelint]==0.8.3' there)")

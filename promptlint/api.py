@@ -272,6 +272,18 @@ def check_paths(
         return _check_paths(paths, config_file, syntax, hook, cache, jobs, settle, options)
 
 
+def _total_size(files: list[str]) -> int:
+    """The files' bytes, as far as they can be stat'ed (a file that cannot is reported when
+    it is checked)."""
+    total = 0
+    for path in files:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            pass
+    return total
+
+
 @contextmanager
 def _settled_heap() -> Iterator[Callable[[], None]]:
     """``settle()``, called after each file: what the file left alive is moved out of the
@@ -306,6 +318,8 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
     if jobs > 1 and len(files) >= 2 * jobs:
         checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs)
     else:
+        if len(files) > 1:
+            tokens.expect_text(_total_size(files))
         checked_files = (_check_or_skip(path, explicit, syntax, options, project, cache) for path in files)
     named = {os.path.abspath(p) for p in given if not os.path.isdir(p)}
     no_prompt: list[str] = []

@@ -36,8 +36,13 @@ class CheckedFile:
     @property
     def has_includes(self) -> bool:
         """Whether the file includes or extends others (only then do include rules look
-        inside it, and only then does its result depend on other files)."""
-        return any(isinstance(s, Tag) and s.tag in ("include", "partial", "extends") for s in self.template.walk())
+        inside it, and only then does its result depend on other files). Walked once: a
+        loaded template is not edited."""
+        found = self.__dict__.get("_includes_walked")
+        if found is None:
+            found = self.__dict__["_includes_walked"] = any(
+                isinstance(s, Tag) and s.tag in ("include", "partial", "extends") for s in self.template.walk())
+        return bool(found)
 
 
 class CachedFile(CheckedFile):
@@ -80,17 +85,29 @@ class Project:
     # Parent templates of `{% extends %}`, read (not analysed) once each.
     _templates: dict[str, Template | None] = field(default_factory=dict)
 
+    # Each folder's real path, resolved once (a file's own is its folder's, unless it is a link).
+    _folders: dict[str, str] = field(default_factory=dict)
+
     def __post_init__(self) -> None:
         for checked in self.files:
-            self._loaded[os.path.realpath(checked.path)] = checked
+            self._loaded[self._real(checked.path)] = checked
+
+    def _real(self, path: str | Path) -> str:
+        """``os.path.realpath(path)``, with the folders' part looked up once per folder."""
+        folder, name = os.path.split(os.path.abspath(path))
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = os.path.realpath(folder)
+        full = os.path.join(real, name)
+        return os.path.realpath(full) if os.path.islink(full) else full
 
     def add(self, checked: CheckedFile) -> None:
         self.files.append(checked)
-        self._loaded[os.path.realpath(checked.path)] = checked
+        self._loaded[self._real(checked.path)] = checked
 
     def get(self, path: str | Path, config: Config) -> CheckedFile | None:
         """A checked file, or the file loaded and analysed now; None if unreadable."""
-        key = os.path.realpath(path)
+        key = self._real(path)
         if key not in self._loaded:
             try:
                 template = load_file(str(path))
@@ -104,7 +121,7 @@ class Project:
 
     def template(self, path: str | Path) -> Template | None:
         """A file's parsed template (a parent of `{% extends %}`); None if unreadable."""
-        key = os.path.realpath(path)
+        key = self._real(path)
         if key not in self._templates:
             checked = self._loaded.get(key)
             if checked is not None:
@@ -117,7 +134,7 @@ class Project:
         return self._templates[key]
 
     def is_checked(self, path: str | Path) -> CheckedFile | None:
-        found = self._loaded.get(os.path.realpath(path))
+        found = self._loaded.get(self._real(path))
         return found if found is not None and found.result is not None else None
 
 

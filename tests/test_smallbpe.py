@@ -98,6 +98,33 @@ def test_the_budget_hands_over_to_tiktoken(monkeypatch: pytest.MonkeyPatch) -> N
     assert tokens.token_length()(first[0]) == len("Today")  # ids from before still have lengths
 
 
+def test_a_run_that_will_encode_more_than_the_budget_goes_to_tiktoken_at_once(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(tokens, "_encodings", {})
+    monkeypatch.setattr(tokens, "_small", {})
+    monkeypatch.setattr(tokens, "_small_left", {})
+    monkeypatch.setattr(tokens, "SMALL_TEXT_BUDGET", 100)
+    tokens.expect_text(100)  # within the budget: nothing changes
+    tokens.encode("A small text.")
+    assert "o200k_base" in tokens._small and "o200k_base" not in tokens._encodings
+    tokens.expect_text(101)
+    tokens.encode("Another small text.")
+    assert "o200k_base" in tokens._encodings
+    # check_paths says how much a run over several files will read: over the budget, the
+    # Python encoder is not even built.
+    monkeypatch.setattr(tokens, "SMALL_TEXT_BUDGET", 1000)
+    from promptlint.api import check_paths
+
+    for n in range(5):
+        (tmp_path / f"p{n}.md").write_text("Stable words. " * 20, encoding="utf-8")  # 280 characters each
+    for paths, python_encoder in (([str(tmp_path / "p0.md")], True), ([str(tmp_path)], False)):
+        monkeypatch.setattr(tokens, "_encodings", {})
+        monkeypatch.setattr(tokens, "_small", {})
+        monkeypatch.setattr(tokens, "_small_left", {})
+        assert len(check_paths(paths).files) == len(paths) * (1 if python_encoder else 5)
+        assert ("o200k_base" in tokens._small) is python_encoder
+
+
 def test_a_character_newer_than_pythons_unicode_tables_is_left_to_tiktoken() -> None:
     """U+3D000 is unassigned in Python 3.11's tables; the `regex` module calls it a letter and
     tiktoken's Rust regex does not, so the two would split `<it>'s` differently."""

@@ -211,6 +211,16 @@ _small: dict[str, SmallEncoder] = {}
 _small_left: dict[str, int] = {}
 
 
+def expect_text(size: int) -> None:
+    """Say that about ``size`` characters will be encoded in this process: when they are
+    more than the Python encoder's budget, the Rust encoder is built at the first encoding
+    instead of after the budget is spent at a quarter of its speed."""
+    if size > SMALL_TEXT_BUDGET:
+        with _lock:
+            for name in SHIPPED_ENCODINGS:
+                _small_left[name] = 0
+
+
 def _small_encoder(name: str, size: int) -> SmallEncoder | None:
     """The Python encoder, while ``name``'s Rust one is not built and ``size`` more
     characters fit in the budget (they are taken from it)."""
