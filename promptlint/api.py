@@ -425,6 +425,16 @@ def _check_in_processes(
     from concurrent.futures import ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "fork":
+        # What every worker needs is made once, here, and inherited: the rule modules, the
+        # engine and the default encoding (each worker would build its own otherwise).
+        from promptlint.core import analysis  # noqa: F401
+        from promptlint.loaders import jinja
+        from promptlint.registry import rules
+
+        rules()
+        jinja.environment().lexer  # noqa: B018  # its rules compiled once
+        tokens.get_encoding(tokens.encoding_name_for_model(tokens.DEFAULT_MODEL))
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
                              initargs=(explicit, syntax, options, cache.folder if cache else None)) as pool:
         outcomes = list(pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8))))

@@ -114,6 +114,11 @@ class _Parser:
         body.append(Text(Span(close_at, close_at + len(closing)), ""))
         return close_at + len(closing)
 
+    def _line(self, offset: int) -> int:
+        """The 1-based line of an offset, counted for an error only (counting each tag's
+        would cost the file's length per tag)."""
+        return self.source.count("\n", 0, offset) + 1
+
     def parse(self) -> list[Segment]:
         root: list[Segment] = []
         stack: list[tuple[Block, str]] = []
@@ -175,7 +180,6 @@ class _Parser:
                 while tag_end < len(self.source) and self.source[tag_end] in " \t\r\n":
                     tag_end += 1
                 span = Span(tag_start, tag_end)
-            line = self.source.count("\n", 0, start) + 1
             if is_else:
                 body().append(Tag(span, "else"))
             elif sigil in ("#", "^"):
@@ -195,10 +199,12 @@ class _Parser:
                 stack.append((block, helper or content))
             elif sigil == "/":
                 if not stack:
-                    raise LoadError(f"closing tag {one_line('{{/' + content + '}}')} with no open section", line=line)
+                    raise LoadError(f"closing tag {one_line('{{/' + content + '}}')} with no open section",
+                                    line=self._line(start))
                 block, name = stack[-1]
                 if content != name and content != name.split()[0]:
-                    raise LoadError(f"{one_line('{{/' + content + '}}')} closes section {name!r}", line=line)
+                    raise LoadError(f"{one_line('{{/' + content + '}}')} closes section {name!r}",
+                                    line=self._line(start))
                 stack.pop()
                 block.close = span
             elif sigil == "!":
@@ -209,7 +215,7 @@ class _Parser:
                 body().append(Tag(span, "delimiters"))
                 parts = content.split()
                 if len(parts) != 2:
-                    raise LoadError(f"bad set-delimiter tag {self.source[start:end]!r}", line=line)
+                    raise LoadError(f"bad set-delimiter tag {self.source[start:end]!r}", line=self._line(start))
                 self.open, self.close = parts
             else:
                 body().append(Slot(span, describe(content)))

@@ -143,7 +143,8 @@ def _emit(console: Console, text: Text | None = None, end: str = "\n") -> None:
         console.print(text.rich(), end=end)
 
 
-def _print_finding(console: Console, finding: Finding, sources: dict[str, list[str]], show_frames: bool) -> None:
+def _print_finding(console: Console, finding: Finding, sources: dict[str, list[str]], show_frames: bool,
+                   width: int) -> None:
     head = Text(f"{one_line(finding.path)}:{finding.line}:{finding.column}", style="bold")
     head.append(f" {finding.rule} ", style="bold magenta")
     head.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
@@ -151,19 +152,20 @@ def _print_finding(console: Console, finding: Finding, sources: dict[str, list[s
     _emit(console, head)
     lines = sources.get(finding.path)
     if show_frames and lines and 0 < finding.line <= len(lines):
-        _emit(console, _frame(finding, lines, console.width), end="")
+        _emit(console, _frame(finding, lines, width), end="")
 
 
 def render(report: Report, console: Console, sources: dict[str, list[str]], show_frames: bool = True) -> None:
+    width = console.width  # asked once: rich looks at the terminal each time
     for message in report.errors:
         _emit(console, Text("error: ", style="bold red") + Text(one_line(message)))
     for message in report.warnings:
         _emit(console, Text("warning: ", style="bold yellow") + Text(one_line(message)))
     for finding in report.extra_findings:
-        _print_finding(console, finding, sources, show_frames)
+        _print_finding(console, finding, sources, show_frames, width)
     for result in report.files:
         for finding in result.findings:
-            _print_finding(console, finding, sources, show_frames)
+            _print_finding(console, finding, sources, show_frames, width)
         _emit(console, _summary(result))
         if result.findings:
             _emit(console)
