@@ -85,6 +85,8 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _DIGIT = re.compile(r"\d")
 # What a line needs for either: a digit, or a label's colon or equals sign.
 _CANDIDATE = re.compile(r"[\d:=]")
+# What a text needs for any value: that, or an e-mail address's "@" (a signed-in user).
+_TRIGGER = re.compile(r"[\d:=@]")
 
 
 def _texts(segments: list[Segment]) -> Iterator[Text]:
@@ -152,6 +154,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     strong: list[tuple[int, str, literals.Rendered]] = []  # (the text's offset, the text, the value in it)
     weak: list[tuple[int, int, str, bool]] = []  # (start, end, what, under a plain label) in the file
     for text in _texts(template.segments):
+        if _TRIGGER.search(text.text) is None:
+            continue  # no digit, label or address: nothing here for any pattern to find
         source = template.source[text.span.start : text.span.end]
         # Escaped or stripped text differs from the source; only exact copies are read.
         if source != text.text:
