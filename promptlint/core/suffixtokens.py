@@ -18,6 +18,14 @@ punctuation, followed by nothing but more breaks (and, in o200k, `/`). So a visi
 character other than `/` just after a line break starts a piece in every scan that covers
 it, and the scan from the last such position before an offset is the whole text's scan
 from there on.
+
+Such a position (a sync point) also ends what comes before it: a piece is matched reading
+at most one character past its end. So a suffix's count is its stretch up to the next sync
+point, encoded with that point's own character (whose token is dropped), plus the whole
+text's tokens from the point on; only where no sync point is within reach (a long line) is
+the suffix's own scan run until it meets the whole text's. The same reasoning lets two
+renderings that differ in a few places share their tokens outside windows between sync
+points (:func:`spliced_encoding`, :func:`shared_prefix_tokens`).
 """
 
 from __future__ import annotations
@@ -157,7 +165,8 @@ class SuffixTokens:
     def _whole_scan_from(self, offset: int) -> Iterator[int]:
         """The whole text's piece starts from the last one at or before ``offset`` on."""
         text = self.text
-        sync = _sync_point(text, offset)
+        # The last sync point at or before the offset, within reach.
+        sync = _sync_before(text, offset + 1, _SYNC_REACH)
         if sync is not None:
             return (m.start() for m in self._regex.finditer(text, sync))
         if self._piece_starts is None:
@@ -174,23 +183,6 @@ class SuffixTokens:
             return offset
         base = offset - offset % _CHECKPOINT
         return self._checkpoints[base // _CHECKPOINT] + len(self.text[base:offset].encode("utf-8"))
-
-
-def _sync_point(text: str, offset: int) -> int | None:
-    """The last position at or before ``offset``, within ``_SYNC_REACH``, where every scan
-    starts a piece (0, the text's start, is one); None when there is none in reach."""
-    if offset <= _SYNC_REACH:
-        floor = 0
-    else:
-        floor = offset - _SYNC_REACH
-    end = min(offset, len(text) - 1)
-    while True:
-        brk = max(text.rfind("\n", floor, end), text.rfind("\r", floor, end))
-        if brk < 0:
-            return 0 if floor == 0 else None
-        if _SYNC.match(text, brk):
-            return brk + 1
-        end = brk
 
 
 def _piece_starts(regex: Any, text: str) -> array[int]:
@@ -221,7 +213,7 @@ def shared_prefix_tokens(text: str, ids: list[int], other: str, encoding: str) -
     d = _first_difference(text, other)
     if d == len(text) == len(other):
         return len(ids)
-    s = _sync_before(text, d)
+    s = _sync_before(text, d) or 0
     after = _SYNC.search(other, d)  # a break at or after d, with the sync point after it
     window = other[s:] if after is None else other[s : after.start() + 2]
     k = _tokens_before(ids, len(text[:s].encode("utf-8")), tokens.token_length(encoding))
@@ -265,13 +257,15 @@ def _first_difference(a: str, b: str) -> int:
     return i
 
 
-def _sync_before(text: str, d: int) -> int:
+def _sync_before(text: str, d: int, reach: int | None = None) -> int | None:
     """The last position before ``d`` where every scan of ``text`` starts a piece, its
     character before ``d`` as well (0, the text's start, when there is none). Looked for in
-    a stretch before ``d`` that grows until it holds one: the cost is the distance."""
-    span = 4096
+    a stretch before ``d`` that grows until it holds one, so that the cost is the distance;
+    with ``reach``, only that far back (None when there is none in reach, and the start is
+    farther)."""
+    span = 4096 if reach is None else reach
     while True:
-        lo = max(0, d - span)
+        lo = max(0, d - 1 - span)
         last = None
         for last in _SYNC.finditer(text, lo, d):  # the look-ahead stops before d
             pass
@@ -279,6 +273,8 @@ def _sync_before(text: str, d: int) -> int:
             return last.start() + 1
         if lo == 0:
             return 0
+        if reach is not None:
+            return None
         span *= 4
 
 
