@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench ranks lint clean
+.PHONY: demo test bench ranks data lint clean
 
 # setuptools maps top-level rules/ to promptlint.rules in an editable install with a
 # finder and says so on every install ("Editable installation.", information only):
@@ -31,6 +31,11 @@ bench: $(STAMP)
 # The pre-built BPE rank tables (promptlint/data/*.ranks), from the shipped .tiktoken files.
 ranks: $(STAMP)
 	$(BIN)/python tools/build_rank_tables.py
+
+# Every generated file in promptlint/data: the rank tables, and the context windows of the
+# installed genai-prices' models (promptlint/data/context_windows.json).
+data: ranks
+	$(BIN)/python tools/build_context_windows.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

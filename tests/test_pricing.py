@@ -124,3 +124,58 @@ def test_importing_the_engine_does_not_import_genai_prices() -> None:
         cwd=repo_root,
     )
     assert result.stdout.strip() == "False"
+
+
+# -- context windows: the shipped table and the library agree ---------------------------------
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+
+import build_context_windows  # noqa: E402
+
+from promptlint.providers import pricing  # noqa: E402
+
+
+def test_shipped_context_window_table_is_what_the_build_makes_of_the_installed_library() -> None:
+    # Stale after a genai-prices upgrade: run tools/build_context_windows.py (`make data`).
+    assert build_context_windows.PATH.read_text(encoding="utf-8") == build_context_windows.table()
+
+
+def test_a_context_window_is_read_from_the_table_without_loading_the_library() -> None:
+    code = (
+        "import sys; from promptlint.providers.pricing import context_window; "
+        "print(context_window('openai', 'gpt-4o'), context_window('anthropic', 'claude-sonnet-4-5'), "
+        "'genai_prices' in sys.modules)"
+    )
+    repo_root = str(Path(__file__).resolve().parents[1])
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONPATH": repo_root}, cwd=repo_root)
+    expected = (pricing.library_context_window("openai", "gpt-4o"),
+                pricing.library_context_window("anthropic", "claude-sonnet-4-5"))
+    assert None not in expected
+    assert result.stdout.split() == [str(expected[0]), str(expected[1]), "False"]
+
+
+@pytest.mark.parametrize("content", [
+    '{"genai-prices": "0.0.1", "windows": {"openai": {"gpt-4o": 7}}}',  # made from another version
+    "{not json",
+    '{"genai-prices": "%s", "windows": {"openai": {"gpt-4o": "7"}}}' % genai_prices.__version__,
+])
+def test_a_table_from_another_version_or_unreadable_is_not_used(content: str, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "windows.json").write_text(content)
+    monkeypatch.setattr(pricing, "_WINDOWS_PATH", tmp_path / "windows.json")
+    monkeypatch.delitem(sys.modules, "genai_prices")  # as in a fresh `check`
+    pricing._shipped_windows.cache_clear()
+    try:
+        assert pricing.context_window("openai", "gpt-4o") == pricing.library_context_window("openai", "gpt-4o")
+        assert pricing.context_window("openai", "gpt-4o") not in (None, 7)
+    finally:
+        pricing._shipped_windows.cache_clear()
+
+
+def test_a_model_the_table_does_not_name_is_looked_up_in_the_library(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "genai_prices")
+    dated = "gpt-4o-2024-08-06"  # matched by the library's rules, not an id of its own
+    assert dated not in pricing._shipped_windows()["openai"]
+    assert pricing.context_window("openai", dated) == pricing.library_context_window("openai", dated) == 128_000
+    assert pricing.context_window("openai", "no-such-model") is None

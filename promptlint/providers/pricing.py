@@ -9,10 +9,14 @@ unless configured).
 
 from __future__ import annotations
 
+import functools
+import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from promptlint.providers import registry
@@ -224,15 +228,65 @@ def prices_for(
 
 
 def context_window(provider: str, model: str) -> int | None:
-    """The model's context window in tokens, from the same price data (None if unknown)."""
+    """The model's context window in tokens, from the same price data (None if unknown).
+
+    Read from the table ``tools/build_context_windows.py`` made of this data when it names the
+    model and was made from the genai-prices installed (loading the library itself costs more
+    than checking a large file); from the library otherwise, and always once it is loaded in
+    this process (its snapshot may have been replaced there)."""
     known = registry.find(provider)
     if known is None or known.genai_prices_id is None:
         return None
+    if "genai_prices" not in sys.modules:
+        shipped = _shipped_windows().get(known.genai_prices_id, {})
+        if model in shipped:
+            return shipped[model]
+    return library_context_window(known.genai_prices_id, model)
+
+
+def library_context_window(provider_id: str, model: str) -> int | None:
+    """genai-prices' own answer: the context window of its model ``model`` matches."""
     from genai_prices import data_snapshot
 
     try:
-        _, model_info = data_snapshot.get_snapshot().find_provider_model(model, None, known.genai_prices_id, None)
+        _, model_info = data_snapshot.get_snapshot().find_provider_model(model, None, provider_id, None)
     except LookupError:
         return None
     window = getattr(model_info, "context_window", None)
     return window if isinstance(window, int) and window > 0 else None
+
+
+_WINDOWS_PATH = Path(__file__).parent.parent / "data" / "context_windows.json"
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_windows() -> Mapping[str, Mapping[str, int | None]]:
+    """The shipped table's windows by provider id and model id; empty when it was made from
+    another genai-prices than the one installed, or cannot be read."""
+    try:
+        table = json.loads(_WINDOWS_PATH.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(table, dict) or table.get("genai-prices") != _installed_genai_prices():
+        return {}
+    windows = table.get("windows")
+    if not isinstance(windows, dict):
+        return {}
+    return {
+        provider: {model: w for model, w in models.items() if w is None or (isinstance(w, int) and w > 0)}
+        for provider, models in windows.items() if isinstance(models, dict)
+    }
+
+
+def _installed_genai_prices() -> str | None:
+    """The installed genai-prices' version, from the name of its ``.dist-info`` folder beside
+    the package (found without importing it); None when that is not how it was installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("genai_prices")
+    if spec is None or spec.origin is None:
+        return None
+    found = list(Path(spec.origin).parent.parent.glob("genai_prices-*.dist-info"))
+    if len(found) != 1:
+        return None
+    return found[0].name.removeprefix("genai_prices-").removesuffix(".dist-info")
