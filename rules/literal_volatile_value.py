@@ -85,8 +85,44 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _DIGIT = re.compile(r"\d")
 # What a line needs for either: a digit, or a label's colon or equals sign.
 _CANDIDATE = re.compile(r"[\d:=]")
+_CANDIDATE_ASCII = ":=0123456789"
 # What a text needs for any value: that, or an e-mail address's "@" (a signed-in user).
 _TRIGGER = re.compile(r"[\d:=@]")
+_TRIGGER_ASCII = ":=@0123456789"
+
+# In ASCII text these searches are made by ``str.find``, which scans many times faster than a
+# pattern's character class (``\d`` means ASCII digits there); other text is read by the
+# pattern (``\d`` takes in every script's digits, and a case-blind match more than ``lower``).
+
+
+def _holds_any(text: str, chars: str, pattern: re.Pattern[str]) -> bool:
+    """Whether ``text`` holds a character ``pattern`` (one class: ``chars`` in ASCII) matches."""
+    if text.isascii():
+        return any(c in text for c in chars)
+    return pattern.search(text) is not None
+
+
+def _offsets(text: str, chars: str, pattern: re.Pattern[str]) -> list[int]:
+    """The offsets, in order, of the characters ``pattern`` (one class: ``chars`` in ASCII) matches."""
+    if not text.isascii():
+        return [m.start() for m in pattern.finditer(text)]
+    found = []
+    for c in chars:
+        at = text.find(c)
+        while at >= 0:
+            found.append(at)
+            at = text.find(c, at + 1)
+    found.sort()
+    return found
+
+
+def _may_match(text: str, words: tuple[str, ...]) -> bool:
+    """False only where a case-blind pattern cannot match: ASCII text that holds none of the
+    lowercase ``words`` one of its alternatives needs."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(w in lowered for w in words)
 
 
 def _texts(segments: list[Segment]) -> Iterator[Text]:
@@ -121,6 +157,8 @@ def _line_marks(pattern: re.Pattern[str], source: str) -> list[int]:
 
 def _example_lines(source: str) -> set[int]:
     """Lines under an "Examples:" label or heading, up to the next heading."""
+    if not _may_match(source, ("example", "sample")):
+        return set()
     heads = _line_marks(_EXAMPLES_HEAD, source)
     if not heads:
         return set()
@@ -137,6 +175,8 @@ def _example_lines(source: str) -> set[int]:
 
 def _fenced_lines(source: str) -> set[int]:
     """Lines of fenced code blocks, their fences included (to the end when one is left open)."""
+    if "```" not in source and "~~~" not in source:
+        return set()
     fences = _line_marks(_FENCE, source)
     fenced: set[int] = set()
     last = source.count("\n") + 1
@@ -149,12 +189,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     template = ctx.template
     fenced = _fenced_lines(template.source) | _example_lines(template.source)
     tokens_after = _tokens_after(ctx)
-    rendered_head = _RENDER_HEADER.search(template.source[:_HEADER_CHARS]) is not None
-    capture = _is_capture(template.source)  # a capture stays a record, even of a rendered prompt
+    head = template.source[:_HEADER_CHARS]
+    rendered_head = _may_match(head, ("rendered",)) and _RENDER_HEADER.search(head) is not None
+    capture = _is_capture(head)  # a capture stays a record, even of a rendered prompt
     strong: list[tuple[int, str, literals.Rendered]] = []  # (the text's offset, the text, the value in it)
     weak: list[tuple[int, int, str, bool]] = []  # (start, end, what, under a plain label) in the file
     for text in _texts(template.segments):
-        if _TRIGGER.search(text.text) is None:
+        if not _holds_any(text.text, _TRIGGER_ASCII, _TRIGGER):
             continue  # no digit, label or address: nothing here for any pattern to find
         source = template.source[text.span.start : text.span.end]
         # Escaped or stripped text differs from the source; only exact copies are read.
@@ -168,15 +209,18 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if not capture:  # a record of one rendering, not the text that is sent: low confidence
             strong += [(text.span.start, source, r) for r in found]
         # Every value found has a digit or follows a label: only the lines with one are read.
-        hit = _CANDIDATE.search(source)
-        if hit is None:
+        hits = _offsets(source, _CANDIDATE_ASCII, _CANDIDATE)
+        if not hits:
             continue
         lines = source.splitlines(keepends=True)
         ends = list(accumulate(map(len, lines)))
-        while hit is not None:
-            i = bisect_right(ends, hit.start())
+        line_end = 0
+        for hit in hits:
+            if hit < line_end:
+                continue  # a line already read
+            i = bisect_right(ends, hit)
             line, offset = lines[i], text.span.start + (ends[i - 1] if i else 0)
-            hit = _CANDIDATE.search(source, ends[i])
+            line_end = ends[i]
             found_here = [(s, e, w, False) for s, e, w in (_scan(line) if _DIGIT.search(line) else ())]
             found_here += _moment(line) if ":" in line or "=" in line else []
             if found_here and template.position(offset).line not in fenced and not _EXAMPLE.search(line):
@@ -303,11 +347,14 @@ def _moment(line: str) -> list[tuple[int, int, str, bool]]:
 _CAPTURE = re.compile(
     r"(?i)\b(?:captured|capture of|snapshot|dump|saved by|recorded|for debugging|debug log|logged|log of)\b"
 )
+# A word of each alternative, for ``_may_match``.
+_CAPTURE_WORDS = ("captur", "snapshot", "dump", "saved by", "recorded", "debug", "logged", "log of")
 _HEADER_CHARS = 400
 
 
 def _is_capture(source: str) -> bool:
-    return bool(_CAPTURE.search(source[:_HEADER_CHARS]))
+    head = source[:_HEADER_CHARS]
+    return _may_match(head, _CAPTURE_WORDS) and _CAPTURE.search(head) is not None
 
 
 def _line_at(text: str, offset: int) -> str:

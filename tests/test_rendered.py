@@ -114,9 +114,44 @@ def test_generated_at_in_a_request_body_before_a_breakpoint(tmp_path: Path) -> N
         "Rendered system prompt, captured from the gateway log for debugging.",
         "=== captured system message (trace dump) ===",
         "<!-- Snapshot of the rendered prompt, saved by the eval harness -->",
+        "=== CAPTURED SYSTEM MESSAGE (TRACE DUMP) ===",  # any case, as the pattern reads it
     ],
 )
 def test_a_capture_of_one_rendering_stays_low_confidence(header: str) -> None:
     text = f"{header}\nCurrent time: 2025-11-03T16:42:09Z\n" + LONG_RULES
     found = [(f.severity, f.confidence) for f in check_text(text, path="captured.md").findings if f.rule == "PC105"]
     assert found == [("info", "low")]
+
+
+# -- PC105's quick scans agree with its patterns ------------------------------------------------
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from rules import literal_volatile_value as pc105  # noqa: E402
+
+# ASCII text, and text with other scripts' digits (Arabic-Indic, Devanagari), a long s and a
+# Kelvin sign (which a case-blind pattern matches as "s" and "k"), where the patterns decide.
+_TEXT = st.text(alphabet=st.sampled_from("ab Ex:=@19\n#`~-_.\u0663\u0967\u017f\u212aCAPTURDSNHOLGEM"), max_size=60)
+
+
+@given(_TEXT)
+def test_pc105_finds_the_characters_its_classes_match(text: str) -> None:
+    for chars, pattern in ((pc105._CANDIDATE_ASCII, pc105._CANDIDATE), (pc105._TRIGGER_ASCII, pc105._TRIGGER)):
+        assert pc105._offsets(text, chars, pattern) == [m.start() for m in pattern.finditer(text)]
+        assert pc105._holds_any(text, chars, pattern) == (pattern.search(text) is not None)
+
+
+@given(_TEXT, st.sampled_from([(pc105._CAPTURE, pc105._CAPTURE_WORDS), (pc105._RENDER_HEADER, ("rendered",))]))
+def test_pc105_passes_over_a_head_only_where_its_pattern_cannot_match(text: str, case) -> None:
+    pattern, words = case
+    for head in (text, "snaPSHot " + text, text + " RenderED", "caPTUREd"):
+        if pattern.search(head) is not None:
+            assert pc105._may_match(head, words)
+
+
+def test_values_under_an_examples_head_in_capitals_are_examples() -> None:
+    clock = "Current time: 2025-11-03T16:42:09Z\n"
+    assert [f.rule for f in check_text("You are Beacon.\n" + clock + LONG_RULES, path="a.md").findings
+            if f.rule == "PC105"] == ["PC105"]
+    assert [f.rule for f in check_text("You are Beacon.\nEXAMPLES:\n" + clock + LONG_RULES, path="a.md").findings
+            if f.rule == "PC105"] == []
