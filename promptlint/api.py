@@ -433,7 +433,7 @@ def _check_in_processes(
         from promptlint.registry import rules
 
         rules()
-        jinja.environment().lexer  # noqa: B018  # its rules compiled once
+        jinja.lexer()  # its rules compiled once
         tokens.get_encoding(tokens.encoding_name_for_model(tokens.DEFAULT_MODEL))
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
                              initargs=(explicit, syntax, options, cache.folder if cache else None)) as pool:

@@ -475,3 +475,38 @@ def test_load_text_uses_detected_syntax(tiles) -> None:  # type: ignore[no-untyp
     assert t.syntax == "jinja"
     tiles(t)
     assert any(isinstance(s, Block) and s.kind == "for" for s in walk(t.segments))
+
+
+# -- jinja2's lexer, its text rule compiled for one pass: the same tokens as jinja2's own -------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from promptlint.loaders import jinja  # noqa: E402
+
+_JINJA_PIECES = st.sampled_from([
+    "{", "}", "{{", "}}", "{%", "%}", "{#", "#}", "{{-", "-}}", "{%-", "-%}", "{%+", "{{{", "{%%",
+    " raw ", " endraw ", "{% raw %}", "{% endraw %}", "{% raw -%}", "if x", "endif", "for a in b", "endfor",
+    "'", '"', "x", " ", "\n", "\r\n", "\r", "\t", "é", "(", ")", "[", "]", "|", "1", "-", "+", "#", "%",
+])
+
+
+def _lexed(lexer, source: str):  # type: ignore[no-untyped-def]
+    try:
+        return list(lexer.tokeniter(source, None))
+    except Exception as exc:  # the same failure, at the same line, is the same answer
+        return type(exc), str(exc), getattr(exc, "lineno", None)
+
+
+@settings(max_examples=600)
+@given(st.lists(_JINJA_PIECES, max_size=40).map("".join))
+def test_jinja_lexer_gives_jinja2s_own_tokens(source: str) -> None:
+    assert jinja.lexer() is not jinja.environment().lexer  # the one-pass rule is in use
+    assert _lexed(jinja.lexer(), source) == _lexed(jinja.environment().lexer, source)
+
+
+def test_jinja_lexer_gives_jinja2s_own_tokens_for_every_shipped_template() -> None:
+    root = Path(__file__).resolve().parent.parent
+    sources = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(root.glob("fixtures/**/*.j2"))]
+    assert len(sources) > 20
+    for source in sources + ["text " * 5000 + "{{ x }}" + "{ y } " * 5000]:
+        assert _lexed(jinja.lexer(), source) == _lexed(jinja.environment().lexer, source)
