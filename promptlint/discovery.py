@@ -16,6 +16,7 @@ import errno
 import fnmatch
 import os
 import re
+import stat
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -112,7 +113,7 @@ def is_request_body_file(path: str) -> bool:
     from promptlint import requestbody
 
     try:
-        requestbody.load_cached(Path(path).read_text(encoding="utf-8-sig"))
+        requestbody.check_shape(Path(path).read_text(encoding="utf-8-sig"))
     except (requestbody.RequestError, OSError, UnicodeDecodeError, RecursionError, ValueError, TypeError,
             AttributeError, KeyError):
         return False
@@ -140,6 +141,20 @@ def _unusable(path: Path) -> str | None:
     return _resolved(path)[1]
 
 
+def _is_regular(path: str) -> bool:
+    """Whether a directory entry is a regular file itself (not a link to one)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _outside(resolved: Path, root: Path | None) -> str | None:
+    if root is not None and not resolved.is_relative_to(root):
+        return f"a symlink to {resolved}, outside the checked folder's project: not read"
+    return None
+
+
 def _resolved(path: Path, root: Path | None = None) -> tuple[Path | None, str | None]:
     """A directory entry's resolved path, or why it cannot be checked as a file: a link
     that loops, dangles, names no regular file, or (``root``: the resolved folder being
@@ -156,9 +171,8 @@ def _resolved(path: Path, root: Path | None = None) -> tuple[Path | None, str | 
         return None, exc.strerror or str(exc)
     if not resolved.is_file():
         return None, "not a regular file"
-    if root is not None and not resolved.is_relative_to(root):
-        return None, f"a symlink to {resolved}, outside the checked folder's project: not read"
-    return resolved, None
+    why = _outside(resolved, root)
+    return (None, why) if why is not None else (resolved, None)
 
 
 _PROJECT_MARKERS = ("promptlint.toml", ".promptlint.toml", "pyproject.toml", ".git")
@@ -211,6 +225,7 @@ def prompt_files(
     bound = Path(project).resolve() if project is not None and stop.is_relative_to(Path(project).resolve()) else stop
     excludes = config.exclude + config.extend_exclude
     chains: dict = {}  # type: ignore[type-arg]
+    dot = base == Path(".")
     def unreadable(exc: OSError) -> None:
         # A folder that cannot be listed holds files that go unchecked: the run failed.
         message = f"{exc.filename}: cannot read this folder ({(exc.strerror or str(exc)).lower()}): its files were not checked"
@@ -221,9 +236,12 @@ def prompt_files(
 
     for folder, dirs, files in os.walk(base, onerror=unreadable):
         here = Path(folder)
+        # An entry's path from the walked folder is this folder's, then its name.
+        under = here.relative_to(base).as_posix()
+        prefix = "" if under == "." else under + "/"
         kept = []
         for d in sorted(dirs):
-            if _matches(d, (here / d).relative_to(base).as_posix(), excludes):
+            if _matches(d, prefix + d, excludes):
                 continue
             why = _unusable(here / d) if (here / d).is_symlink() else None
             if why is not None:
@@ -231,12 +249,20 @@ def prompt_files(
             elif not _ignored((here / d).resolve(), True, stop, chains):
                 kept.append(d)
         dirs[:] = kept
+        real: Path | None = None  # this folder resolved, once a regular file in it asks
         for name in sorted(files):
-            rel = (here / name).relative_to(base).as_posix()
+            rel = prefix + name
             if _matches(name, rel, excludes) or not _matches(name, rel, config.include):
                 continue
             found = os.path.join(folder, name)
-            resolved, why = _resolved(here / name, bound)
+            if _is_regular(found):
+                # No link to follow: the file is in this folder's real path (itself inside
+                # the walked one, which os.walk entered without following links).
+                real = real or Path(os.path.realpath(folder))
+                entry = real / name
+                resolved, why = entry, _outside(entry, bound)
+            else:
+                resolved, why = _resolved(here / name, bound)
             if why is not None or resolved is None:
                 _note(skipped, found, why)
                 continue
@@ -247,7 +273,7 @@ def prompt_files(
             if name.lower().endswith(_CODE_SUFFIXES) and not may_build_prompt(found, config.prompt_names):
                 continue
             # `check .` reports `sub/x.md`, not `./sub/x.md`; other roots keep their spelling.
-            yield os.path.relpath(found) if base == Path(".") else found
+            yield os.path.relpath(found) if dot else found
 
 
 def _note(skipped: list[str] | None, path: str | None, why: str | None) -> None:

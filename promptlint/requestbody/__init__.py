@@ -43,7 +43,7 @@ from promptlint.requestbody.blocks import (
     schema_property_orders,
     without,
 )
-from promptlint.requestbody.files import RequestFile, load, load_cached, render, render_as
+from promptlint.requestbody.files import RequestFile, check_shape, load, load_cached, render, render_as
 from promptlint.requestbody.jsonspans import (
     JsonPath,
     RequestError,
@@ -86,6 +86,7 @@ __all__ = [
     "iter_tool_names",
     "load",
     "load_cached",
+    "check_shape",
     "parse",
     "render",
     "render_as",

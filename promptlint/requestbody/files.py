@@ -76,13 +76,21 @@ class RequestFile:
 def load(source: str) -> RequestFile:
     """Parse a request file. RequestError for bad JSON or JSON that is not a body."""
     value = parse(source)
+    return RequestFile(source, value, _requests(value), scan(source))
+
+
+def check_shape(source: str) -> None:
+    """What :func:`load` checks, without finding each value's span: RequestError when
+    ``source`` is not JSON of a request body (or an array of them)."""
+    _requests(parse(source))
+
+
+def _requests(value: Any) -> list[Rendered]:
     if isinstance(value, list):
         if not value:
             raise RequestError(NOT_A_REQUEST)
-        requests = [render(body, index=i, base=(i,)) for i, body in enumerate(value)]
-    else:
-        requests = [render(value)]
-    return RequestFile(source, value, requests, scan(source))
+        return [render(body, index=i, base=(i,)) for i, body in enumerate(value)]
+    return [render(value)]
 
 
 @lru_cache(maxsize=32)
