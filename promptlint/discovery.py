@@ -260,7 +260,8 @@ def prompt_files(
                 # the walked one, which os.walk entered without following links).
                 real = real or Path(os.path.realpath(folder))
                 entry = real / name
-                resolved, why = entry, _outside(entry, bound)
+                resolved: Path | None = entry
+                why = _outside(entry, bound)
             else:
                 resolved, why = _resolved(here / name, bound)
             if why is not None or resolved is None:
