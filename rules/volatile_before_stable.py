@@ -83,9 +83,16 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if unit.is_include:
             continue  # PC104 reports volatile includes
         vol = unit.volatility
+        span = ctx.unit_span(unit)
+        # A loop over the same list again (`devices`, then `devices | groupby(...)`) is the
+        # same value; a slot is the same value when it is written the same way.
+        key = ((vol.kind, repr(sorted(unit.expr.paths))) if unit.is_loop and unit.expr.paths
+               else (vol.kind, " ".join(unit.expr.source.split())))
+        if key in first:
+            again[id(first[key])].append(ctx.template.position(span.start).line)
+            continue
         after = analysis.stable_tokens_after(unit.segment)
         severity = severity_for(vol, after, analysis.tokens)
-        span = ctx.unit_span(unit)
         what = f"`{unit.expr.source}`" if len(unit.expr.source) <= 60 else f"`{unit.expr.name}`"
         worth_moving = (
             is_substantial(after, analysis.tokens) if vol.varies_per_request_or_user else not at_tail(after)
@@ -111,13 +118,6 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if vol.confidence != "high":
             rests_on += f"; if it is fixed, add `{unit.expr.name}` to `stable` in config"
         message = f"{vol.kind} {what} {how_often(vol)} ({rests_on}); {cost}; {advice}"
-        # A loop over the same list again (`devices`, then `devices | groupby(...)`) is the
-        # same value; a slot is the same value when it is written the same way.
-        key = ((vol.kind, repr(sorted(unit.expr.paths))) if unit.is_loop and unit.expr.paths
-               else (vol.kind, " ".join(unit.expr.source.split())))
-        if key in first:
-            again[id(first[key])].append(ctx.template.position(span.start).line)
-            continue
         fixable, why_not = ctx.fix_status(unit)
         finding = ctx.finding(
             CODE,
