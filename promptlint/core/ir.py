@@ -57,7 +57,9 @@ class LineIndex:
     def __init__(self, text: str) -> None:
         self.text = text
         # Where each line starts: the running sum of the line lengths (newline included).
-        self._starts = list(itertools.accumulate((len(line) + 1 for line in text.split("\n")[:-1]), initial=0))
+        lines = text.split("\n")
+        del lines[-1]
+        self._starts = list(itertools.accumulate(map((1).__add__, map(len, lines)), initial=0))
 
     def position(self, offset: int) -> Position:
         line = bisect.bisect_right(self._starts, offset) - 1

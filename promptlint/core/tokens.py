@@ -238,6 +238,9 @@ def _small_encoder(name: str, size: int) -> SmallEncoder | None:
 
 def encode(text: str, encoding: str = "o200k_base") -> list[int]:
     """Token ids of ``text``; special-token text is encoded as ordinary text."""
+    built = _encodings.get(encoding)
+    if built is not None:  # asked for every unit's window: the shortest way there
+        return built.encode_ordinary(text)
     small = _small_encoder(encoding, len(text))
     if small is not None:
         ids = small.encode(text)
