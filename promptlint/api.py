@@ -437,20 +437,22 @@ def _check_in_processes(
         tokens.get_encoding(tokens.encoding_name_for_model(tokens.DEFAULT_MODEL))
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
                              initargs=(explicit, syntax, options, cache.folder if cache else None)) as pool:
-        outcomes = list(pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8))))
-    for path, (result, has_includes) in zip(files, outcomes, strict=True):
-        if isinstance(result, str | _Skip) or result.error:
-            yield path, result, None
-            continue
-        config = config_for_file(path, explicit, None, **options)
-        chosen, evidence = _syntax_source(path, config, syntax)
+        # Each chunk's results are taken in while the workers go on with the next ones.
+        outcomes = pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
+        for path, (result, has_includes) in zip(files, outcomes, strict=True):
+            if isinstance(result, str | _Skip) or result.error:
+                yield path, result, None
+                continue
+            config = config_for_file(path, explicit, None, **options)
+            chosen, evidence = _syntax_source(path, config, syntax)
 
-        def load(path: str = path, config: Config = config, chosen: str | None = chosen,
-                 evidence: str | None = evidence) -> CheckedFile:
-            template = load_bytes(path, read_bytes(path, config.max_file_size), chosen, evidence, config.prompt_names)
-            return _check_template(_set_role(template, config), config)
+            def load(path: str = path, config: Config = config, chosen: str | None = chosen,
+                     evidence: str | None = evidence) -> CheckedFile:
+                template = load_bytes(path, read_bytes(path, config.max_file_size), chosen, evidence,
+                                      config.prompt_names)
+                return _check_template(_set_role(template, config), config)
 
-        yield path, result, CachedFile(path, config, result, load, has_includes)
+            yield path, result, CachedFile(path, config, result, load, has_includes)
 
 
 
