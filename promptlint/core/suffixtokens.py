@@ -298,21 +298,24 @@ class TokenStarts:
 
     def __init__(self, ids: list[int], encoding: str) -> None:
         length = tokens.token_length(encoding)
-        self._ids, self._length = ids, length
         # Bytes before each block, and the text's length last.
         self._bases = list(accumulate((sum(map(length, ids[i : i + _BLOCK])) for i in range(0, len(ids), _BLOCK)),
                                       initial=0))
-        self._blocks: dict[int, list[int]] = {}
+        # Kept as 4-byte ids, not the caller's list of ints (9 times the size), for blocks
+        # looked up later: a check keeps every file's analysis until its run ends.
+        self._ids, self._length = array("I", ids), length
+        self._blocks: dict[int, array[int]] = {}
 
     def __len__(self) -> int:
         return len(self._ids) + 1
 
-    def _block(self, b: int) -> list[int]:
-        """Block ``b``'s starts, and the next block's first start last."""
+    def _block(self, b: int) -> array[int]:
+        """Block ``b``'s starts, and the next block's first start last (8 bytes each: a
+        check keeps every file's analysis until its run ends)."""
         block = self._blocks.get(b)
         if block is None:
             chunk = self._ids[b * _BLOCK : (b + 1) * _BLOCK]
-            block = self._blocks[b] = list(accumulate(map(self._length, chunk), initial=self._bases[b]))
+            block = self._blocks[b] = array("q", accumulate(map(self._length, chunk), initial=self._bases[b]))
         return block
 
     def __getitem__(self, k: int) -> int:
