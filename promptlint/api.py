@@ -268,7 +268,7 @@ def check_paths(
     exit code: it fails at the ``fail_on`` given here, else at the strictest ``fail-on``
     configured for the checked files.
     """
-    with _settled_heap() as settle:
+    with _settled_heap() as settle, config_mod.one_lookup_per_folder():
         return _check_paths(paths, config_file, syntax, hook, cache, jobs, settle, options)
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path, PurePath
@@ -432,8 +434,33 @@ def _load_file(path: Path, _mtime_ns: int, _size: int) -> Config | None:
     return parse(path, data, _key_lines(text, ""))
 
 
+# Inside :func:`one_lookup_per_folder`: each folder's config, found once (a run asks for
+# every file's, up through every folder above it, three names a folder).
+_RUN_LOOKUPS: ContextVar[dict[Path, Config] | None] = ContextVar("promptlint_config_lookups", default=None)
+
+
+@contextmanager
+def one_lookup_per_folder() -> Iterator[None]:
+    """Within the block (one run: ``check_paths``), :func:`find_for` looks each folder up
+    once. Outside it, every call looks again (a long-lived process sees configs change)."""
+    token = _RUN_LOOKUPS.set({})
+    try:
+        yield
+    finally:
+        _RUN_LOOKUPS.reset(token)
+
+
 def find_for(directory: Path) -> Config:
     """The nearest config at or above ``directory`` (promptlint.toml wins over pyproject.toml)."""
+    found = _RUN_LOOKUPS.get()
+    if found is None:
+        return _find_for(directory)
+    if directory not in found:
+        found[directory] = _find_for(directory)
+    return found[directory]
+
+
+def _find_for(directory: Path) -> Config:
     for folder in (directory, *directory.parents):
         for name in ("promptlint.toml", ".promptlint.toml", "pyproject.toml"):
             candidate = folder / name

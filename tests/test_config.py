@@ -206,3 +206,24 @@ def test_default_config() -> None:
     assert config.fail_on == "warning"
     assert config.rule_enabled("PC101")
     assert "*.j2" in config.include and ".git" in config.exclude
+
+
+def test_a_run_looks_each_folder_up_once_and_the_next_run_sees_an_edit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptlint.api import check_paths
+
+    (tmp_path / "promptlint.toml").write_text('ignore = ["PC101"]\n')
+    for name in ("a.md", "b.md", "c.md"):
+        (tmp_path / name).write_text("Today is {current_date}.\n" + "Be brief and cite sources.\n" * 400)
+    looked: list[Path] = []
+    find = config_mod._find_for
+    monkeypatch.setattr(config_mod, "_find_for", lambda folder: looked.append(folder) or find(folder))
+    first = check_paths([tmp_path / n for n in ("a.md", "b.md", "c.md")])
+    assert looked == [tmp_path.resolve()]  # once for the three files of the folder
+    assert not [f for r in first.files for f in r.findings if f.rule == "PC101"]
+    (tmp_path / "promptlint.toml").write_text('select = ["PC101"]\n')
+    second = check_paths([tmp_path / "a.md"])
+    assert len(looked) == 2  # a new run looks again, and reads the edit
+    assert [f.rule for r in second.files for f in r.findings] == ["PC101"]
+    assert config_mod._RUN_LOOKUPS.get() is None  # nothing left behind between runs
