@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from types import ModuleType
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -71,6 +72,17 @@ def check_template(template: Template, config: Config | None = None, model: str 
 _POSITION_RULES = frozenset({"PC101", "PC102", "PC103", "PC105", "PC107"})
 
 
+@lru_cache(maxsize=64)
+def _file_rules(modules: tuple[ModuleType, ...], select: tuple[str, ...] | None, ignore: tuple[str, ...],
+                user_turn: bool) -> tuple[ModuleType, ...]:
+    """The single-file rules a config's ``select``/``ignore`` enable, worked out once per
+    run rather than once per file; the position rules are left out for a latest user turn."""
+    config = Config(select=select, ignore=ignore)
+    return tuple(rule for rule in modules
+                 if hasattr(rule, "check") and config.rule_enabled(rule.CODE)
+                 and not (user_turn and rule.CODE in _POSITION_RULES))
+
+
 def _set_role(template: Template, config: Config) -> Template:
     template.role, template.role_evidence = config_mod.role_for(template.path, config, template.source)
     return template
@@ -103,13 +115,11 @@ def _check_template(template: Template, config: Config, model: str | None = None
         result.extra["role"] = template.role
         result.extra["role_evidence"] = template.role_evidence
     suppressions = suppress.parse(template.source, template.syntax, template.statements)
+    enabled = _file_rules(rules(), config.select, config.ignore, template.role == "user")
     for part, part_analysis in zip(parts, analyses, strict=True):
         ctx = RuleContext(template.path, part, part_analysis, config)
-        for rule in rules():
-            if template.role == "user" and rule.CODE in _POSITION_RULES:
-                continue
-            if hasattr(rule, "check") and config.rule_enabled(rule.CODE):
-                result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
+        for rule in enabled:
+            result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
     if template.syntax in CODE_SYNTAXES:
         from promptlint.core.codefiles import describe_prompts, distinct_findings
 
