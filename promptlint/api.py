@@ -34,7 +34,7 @@ from promptlint.targets import PathArg, Paths, as_paths, gather
 def _config_for(path: str, explicit: Config | None) -> Config:
     if explicit is not None:
         return explicit
-    return config_mod.find_for(Path(path).resolve().parent)
+    return config_mod.find_for_file(path)
 
 
 def config_for_file(path: str, explicit: Config | None, project: Project | None = None, **options: Any) -> Config:

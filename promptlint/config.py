@@ -5,6 +5,7 @@ up from each checked file. Unknown keys are an error naming the key.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Callable, Iterator
@@ -434,16 +435,25 @@ def _load_file(path: Path, _mtime_ns: int, _size: int) -> Config | None:
     return parse(path, data, _key_lines(text, ""))
 
 
-# Inside :func:`one_lookup_per_folder`: each folder's config, found once (a run asks for
-# every file's, up through every folder above it, three names a folder).
-_RUN_LOOKUPS: ContextVar[dict[Path, Config] | None] = ContextVar("promptlint_config_lookups", default=None)
+@dataclass
+class _Lookups:
+    """What one run has found: each folder's config, each folder's real path."""
+
+    configs: dict[Path, Config] = field(default_factory=dict)
+    folders: dict[str, Path] = field(default_factory=dict)
+
+
+# Inside :func:`one_lookup_per_folder` (a run asks for every file's config, up through
+# every folder above it, three names a folder).
+_RUN_LOOKUPS: ContextVar[_Lookups | None] = ContextVar("promptlint_config_lookups", default=None)
 
 
 @contextmanager
 def one_lookup_per_folder() -> Iterator[None]:
     """Within the block (one run: ``check_paths``), :func:`find_for` looks each folder up
-    once. Outside it, every call looks again (a long-lived process sees configs change)."""
-    token = _RUN_LOOKUPS.set({})
+    once, and :func:`find_for_file` resolves each folder once. Outside it, every call looks
+    again (a long-lived process sees configs change)."""
+    token = _RUN_LOOKUPS.set(_Lookups())
     try:
         yield
     finally:
@@ -452,12 +462,24 @@ def one_lookup_per_folder() -> Iterator[None]:
 
 def find_for(directory: Path) -> Config:
     """The nearest config at or above ``directory`` (promptlint.toml wins over pyproject.toml)."""
-    found = _RUN_LOOKUPS.get()
-    if found is None:
+    run = _RUN_LOOKUPS.get()
+    if run is None:
         return _find_for(directory)
-    if directory not in found:
-        found[directory] = _find_for(directory)
-    return found[directory]
+    if directory not in run.configs:
+        run.configs[directory] = _find_for(directory)
+    return run.configs[directory]
+
+
+def find_for_file(path: str) -> Config:
+    """The config of a file: the nearest at or above its real folder (its link target's,
+    when it is a symlink)."""
+    run = _RUN_LOOKUPS.get()
+    if run is None or os.path.islink(path):
+        return find_for(Path(path).resolve().parent)
+    folder = os.path.dirname(path)
+    if folder not in run.folders:
+        run.folders[folder] = Path(folder or ".").resolve()
+    return find_for(run.folders[folder])
 
 
 def _find_for(directory: Path) -> Config:
