@@ -138,6 +138,20 @@ def _described(source: str) -> Expr:
     return describe(parse_expression(source), source)
 
 
+@lru_cache(maxsize=4096)
+def _loop_parts(rest: str) -> tuple[tuple[str, ...], Expr]:
+    """A ``{% for %}`` tag's loop variables and its iterable, parsed and described once per
+    tag text (the same loop recurs across a project's templates, and in the fixer's drafts)."""
+    from jinja2 import nodes as n
+
+    tree = environment().parse("{% for " + rest + " %}{% endfor %}")
+    loop = tree.body[0]
+    assert isinstance(loop, n.For)
+    names = [loop.target] if isinstance(loop.target, n.Name) else list(getattr(loop.target, "items", []))
+    iter_source = rest.split(" in ", 1)[1] if " in " in rest else rest
+    return tuple(x.name for x in names if isinstance(x, n.Name)), describe(loop.iter, iter_source)
+
+
 def describe(node: nodes.Node, source: str) -> Expr:
     """Read the variable paths, calls, filters and format strings of an expression."""
     from jinja2 import nodes as n
@@ -376,15 +390,7 @@ class _Builder:
             self.body.append(Tag(span, tag or "statement"))
 
     def _describe_loop(self, block: Block, rest: str) -> None:
-        from jinja2 import nodes as n
-
-        tree = environment().parse("{% for " + rest + " %}{% endfor %}")
-        loop = tree.body[0]
-        assert isinstance(loop, n.For)
-        names = [loop.target] if isinstance(loop.target, n.Name) else list(getattr(loop.target, "items", []))
-        block.loop_vars = tuple(x.name for x in names if isinstance(x, n.Name))
-        iter_source = rest.split(" in ", 1)[1] if " in " in rest else rest
-        own = describe(loop.iter, iter_source)
+        block.loop_vars, own = _loop_parts(rest)
         block.expr = self.aliases.get(own.root, own)
         # Sorted here (`builtin_tools | sort`) or where the alias was set: either orders it.
         block.sorted = any(
