@@ -144,25 +144,3 @@ def test_spans_that_do_not_describe_the_rendering_fall_back_to_encoding_it_whole
     ids = tokens.encode(text)
     assert suffixtokens.spliced_encoding(text, ids, rendered, [(0, 1)], "o200k_base") == tokens.encode(rendered)
     assert suffixtokens.spliced_encoding(text, ids, rendered, [(2, 3), (5, 6)], "o200k_base") == tokens.encode(rendered)
-
-
-@settings(max_examples=60)
-@given(st.text(max_size=400), st.sampled_from([1, 3, 1024]))
-def test_token_starts_read_a_block_at_a_time_are_every_start(text: str, block: int) -> None:
-    from bisect import bisect_left
-    from itertools import accumulate
-
-    ids = tokens.encode(text, "o200k_base")
-    every = list(accumulate(map(tokens.token_length("o200k_base"), ids), initial=0))
-    original = suffixtokens._BLOCK
-    suffixtokens._BLOCK = block  # blocks of one token, a few, and the real size
-    try:
-        starts = suffixtokens.token_starts(ids, "o200k_base")
-        assert len(starts) == len(every)
-        assert [starts[k] for k in range(len(every))] == every
-        for byte in range(every[-1] + 2):
-            assert starts.index(byte) == bisect_left(every, byte)
-        with pytest.raises(IndexError):
-            starts[len(every)]
-    finally:
-        suffixtokens._BLOCK = original

@@ -71,7 +71,7 @@ class SuffixTokens:
     """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
 
     def __init__(self, text: str, encoding: str, ids: list[int] | None = None,
-                 starts: TokenStarts | None = None, syncs: list[int] | None = None) -> None:
+                 starts: array[int] | None = None, syncs: list[int] | None = None) -> None:
         """``ids``: the text's own encoding, when the caller has it (not encoded again);
         ``starts``: their :func:`token_starts`, and ``syncs`` the text's
         :func:`sync_points`, likewise."""
@@ -176,7 +176,7 @@ class SuffixTokens:
 
     def _tokens_from(self, offset: int) -> int:
         """Tokens of the whole text's encoding from a piece start on."""
-        return self.total - self._token_starts.index(self._byte_offset(offset))
+        return self.total - bisect_left(self._token_starts, self._byte_offset(offset))
 
     def _byte_offset(self, offset: int) -> int:
         if self._checkpoints is None:
@@ -283,69 +283,13 @@ def sync_points(text: str) -> list[int]:
     return [m.start() + 1 for m in _SYNC.finditer(text)]
 
 
-# Tokens per block of :class:`TokenStarts`.
-_BLOCK = 1024
-
-
-class TokenStarts:
-    """The byte offset where each of ``ids``' tokens starts, and their text's length in
-    bytes last (at ``len(ids)``), a block of tokens at a time: each block's length in bytes
-    is summed at once, and the starts within a block are listed when a lookup first lands
-    in it (a file's units ask about a few places; listing every start cost more than the
-    splice it served)."""
-
-    __slots__ = ("_ids", "_length", "_bases", "_blocks")
-
-    def __init__(self, ids: list[int], encoding: str) -> None:
-        length = tokens.token_length(encoding)
-        # Bytes before each block, and the text's length last.
-        self._bases = list(accumulate((sum(map(length, ids[i : i + _BLOCK])) for i in range(0, len(ids), _BLOCK)),
-                                      initial=0))
-        # Kept as 4-byte ids, not the caller's list of ints (9 times the size), for blocks
-        # looked up later: a check keeps every file's analysis until its run ends.
-        self._ids, self._length = array("I", ids), length
-        self._blocks: dict[int, array[int]] = {}
-
-    def __len__(self) -> int:
-        return len(self._ids) + 1
-
-    def _block(self, b: int) -> array[int]:
-        """Block ``b``'s starts, and the next block's first start last (8 bytes each: a
-        check keeps every file's analysis until its run ends)."""
-        block = self._blocks.get(b)
-        if block is None:
-            chunk = self._ids[b * _BLOCK : (b + 1) * _BLOCK]
-            block = self._blocks[b] = array("q", accumulate(map(self._length, chunk), initial=self._bases[b]))
-        return block
-
-    def __getitem__(self, k: int) -> int:
-        """Where token ``k`` starts (the text's length at ``len(ids)``)."""
-        if not 0 <= k <= len(self._ids):
-            raise IndexError(k)
-        if k == len(self._ids):
-            return self._bases[-1]
-        b, i = divmod(k, _BLOCK)
-        return self._block(b)[i]
-
-    def index(self, byte: int) -> int:
-        """``bisect_left`` of the starts: the first token that starts at or after ``byte``
-        (``len(ids)`` at the text's end, one more past it)."""
-        bases = self._bases
-        if byte > bases[-1]:
-            return len(self._ids) + 1
-        b = bisect_right(bases, byte) - 1  # the last block that starts at or before ``byte``
-        if b == len(bases) - 1:
-            return len(self._ids)  # ``byte`` is the text's end
-        return b * _BLOCK + bisect_left(self._block(b), byte)
-
-
-def token_starts(ids: list[int], encoding: str) -> TokenStarts:
+def token_starts(ids: list[int], encoding: str) -> array[int]:
     """The byte offset where each token starts, and their text's length in bytes last."""
-    return TokenStarts(ids, encoding)
+    return array("q", accumulate(map(tokens.token_length(encoding), ids), initial=0))
 
 
 def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple[int, int]],
-                     encoding: str, starts: TokenStarts | None = None, syncs: list[int] | None = None) -> list[int]:
+                     encoding: str, starts: array[int] | None = None, syncs: list[int] | None = None) -> list[int]:
     """``tokens.encode(rendered)``, where ``rendered`` is ``text`` (encoded as ``ids``) with
     the strings at ``spans`` (of ``rendered``, in order) put in, without encoding it whole.
 
@@ -393,7 +337,7 @@ def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple
     for lo, hi, size in windows:
         byte_lo = byte_at + len(text[char_at:lo].encode("utf-8"))
         byte_at, char_at = byte_lo + len(text[lo:hi].encode("utf-8")), hi
-        k_lo, k_hi = starts.index(byte_lo), starts.index(byte_at)
+        k_lo, k_hi = bisect_left(starts, byte_lo), bisect_left(starts, byte_at)
         if starts[k_lo] != byte_lo or starts[k_hi] != byte_at:  # not token starts after all
             return tokens.encode(rendered, encoding)
         x, y = lo + shift, hi + shift + size
