@@ -50,15 +50,15 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
     ``collection`` is set for the iterable of a loop, whose order matters as much as
     its content.
     """
-    overrides = overrides or Overrides()
-    if configured_stable(expr, overrides):
-        return None
-    dotted = [".".join(p) for p in expr.paths] or [expr.name]
-    for n in dotted:
-        for key in (n, n.split(".")[0]):
-            if overrides.volatile and key in overrides.volatile:
-                kind, frequency = overrides.volatile[key]
-                return Volatility(kind, frequency, f"`{key}` is configured as {kind}", confidence="high")
+    if overrides is not None and (overrides.stable or overrides.volatile):  # names the config lists
+        if configured_stable(expr, overrides):
+            return None
+        dotted = [".".join(p) for p in expr.paths] or [expr.name]
+        for n in dotted:
+            for key in (n, n.split(".")[0]):
+                if overrides.volatile and key in overrides.volatile:
+                    kind, frequency = overrides.volatile[key]
+                    return Volatility(kind, frequency, f"`{key}` is configured as {kind}", confidence="high")
     found = _classify(expr, collection)
     if found is not None and expr.evidence:
         return replace(found, evidence=expr.evidence, assumed=None, confidence="high")
