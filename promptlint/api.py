@@ -352,7 +352,7 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
             continue  # a JSON file that is not a request body, named by a hook
         report.files.append(result)
         if checked is not None:
-            project.add(checked)
+            project.add(_kept(checked, syntax))
             levels.append(checked.config.fail_on)
     report.fail_on = options.get("fail_on") or (
         min(levels, key=severity_rank) if levels else targets.explicit.fail_on if targets.explicit else None
@@ -453,16 +453,30 @@ def _check_in_processes(
             if isinstance(result, str | _Skip) or result.error:
                 yield path, result, None
                 continue
-            config = config_for_file(path, explicit, None, **options)
-            chosen, evidence = _syntax_source(path, config, syntax)
+            yield path, result, _reloadable(path, config_for_file(path, explicit, None, **options), syntax, result,
+                                            has_includes)
 
-            def load(path: str = path, config: Config = config, chosen: str | None = chosen,
-                     evidence: str | None = evidence) -> CheckedFile:
-                template = load_bytes(path, read_bytes(path, config.max_file_size), chosen, evidence,
-                                      config.prompt_names)
-                return _check_template(_set_role(template, config), config)
 
-            yield path, result, CachedFile(path, config, result, load, has_includes)
+def _reloadable(path: str, config: Config, syntax: str | None, result: FileResult, has_includes: bool) -> CachedFile:
+    """A checked file as the run keeps it: its result, and its template and analysis made
+    again only if a rule that reads several files asks for them."""
+    chosen, evidence = _syntax_source(path, config, syntax)
+
+    def load() -> CheckedFile:
+        template = load_bytes(path, read_bytes(path, config.max_file_size), chosen, evidence, config.prompt_names)
+        return _check_template(_set_role(template, config), config)
+
+    return CachedFile(path, config, result, load, has_includes)
+
+
+def _kept(checked: CheckedFile, syntax: str | None) -> CheckedFile:
+    """What a run keeps of a file checked in this process until the rules that read several
+    files have run: all of it when it includes or extends others (those rules read it),
+    else only its result (a large project's templates and analyses would all stay in
+    memory to the end of the run)."""
+    if checked.has_includes or checked.result is None or isinstance(checked, CachedFile):
+        return checked
+    return _reloadable(checked.path, checked.config, syntax, checked.result, False)
 
 
 

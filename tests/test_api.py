@@ -118,3 +118,32 @@ def test_the_garbage_collector_is_left_as_it_was_found(tmp_path: Path, monkeypat
     finally:
         gc.unfreeze()
     del held
+
+
+def test_a_run_keeps_the_template_only_of_files_that_include_others(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # A large project's templates and analyses are not all held to the end of the run: a
+    # file that includes nothing is kept as its result, and read again only if asked.
+    import promptlint.api as api
+    from promptlint.project import CachedFile
+
+    (tmp_path / "part.j2").write_text("Time: {{ now }}\n", encoding="utf-8")
+    (tmp_path / "main.j2").write_text('{% include "part.j2" %}\n' + "Be brief.\n" * 300, encoding="utf-8")
+    (tmp_path / "other.j2").write_text("Today: {{ today }}\n" + "Cite sources.\n" * 300, encoding="utf-8")
+    kept: dict[str, object] = {}
+    real = api._kept
+
+    def spy(checked, syntax):  # type: ignore[no-untyped-def]
+        kept[Path(checked.path).name] = found = real(checked, syntax)
+        return found
+
+    monkeypatch.setattr(api, "_kept", spy)
+    report = check_paths([tmp_path / "main.j2", tmp_path / "part.j2", tmp_path / "other.j2"])
+    assert not isinstance(kept["main.j2"], CachedFile)  # it includes: the include rules read it
+    assert isinstance(kept["part.j2"], CachedFile)  # read again when the include rule asked
+    assert any(f.rule == "PC104" for r in report.files for f in r.findings)  # the volatile include is still seen
+    light = kept["other.j2"]
+    assert isinstance(light, CachedFile) and light._full is None  # no rule asked: never read again
+    assert light.template.source.startswith("Today: {{ today }}")  # and it can be, on demand
+    assert [f.rule for f in light.result.findings] == [f.rule for r in report.files if r.path.endswith("other.j2")
+                                                       for f in r.findings]
