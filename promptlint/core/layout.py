@@ -78,6 +78,8 @@ class Layout:
 
     def _table_rows(self) -> set[int]:
         rows: set[int] = set()
+        if "|" not in self.template.source:
+            return rows
         # Both need a "|" on the line: the lines without one (most) are not matched at all.
         piped = [i for i, line in enumerate(self.lines) if "|" in line]
         for i in piped:
