@@ -136,8 +136,16 @@ from promptlint.providers import pricing  # noqa: E402
 
 
 def test_shipped_context_window_table_is_what_the_build_makes_of_the_installed_library() -> None:
-    # Stale after a genai-prices upgrade: run tools/build_context_windows.py (`make data`).
-    assert build_context_windows.PATH.read_text(encoding="utf-8") == build_context_windows.table()
+    import json
+
+    shipped = build_context_windows.PATH.read_text(encoding="utf-8")
+    if json.loads(shipped)["genai-prices"] != genai_prices.__version__:
+        # Made from another release (genai-prices is not pinned): it is not used, and every
+        # lookup asks the library, so the answers stay right; `make data` makes it fast again.
+        pricing._shipped_windows.cache_clear()
+        assert pricing._shipped_windows() == {}
+        return
+    assert shipped == build_context_windows.table()
 
 
 def test_a_context_window_is_read_from_the_table_without_loading_the_library() -> None:
