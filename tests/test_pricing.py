@@ -148,15 +148,18 @@ def test_shipped_context_window_table_is_what_the_build_makes_of_the_installed_l
     assert shipped == build_context_windows.table()
 
 
-def test_a_context_window_is_read_from_the_table_without_loading_the_library() -> None:
+def test_a_context_window_is_read_from_the_table_without_loading_the_library(tmp_path: Path) -> None:
+    # The table the build makes of the installed release (the shipped one may be of another).
+    (tmp_path / "windows.json").write_text(build_context_windows.table(), encoding="utf-8")
     code = (
-        "import sys; from promptlint.providers.pricing import context_window; "
-        "print(context_window('openai', 'gpt-4o'), context_window('anthropic', 'claude-sonnet-4-5'), "
+        "import sys, pathlib; from promptlint.providers import pricing; "
+        "pricing._WINDOWS_PATH = pathlib.Path(sys.argv[1]); "
+        "print(pricing.context_window('openai', 'gpt-4o'), pricing.context_window('anthropic', 'claude-sonnet-4-5'), "
         "'genai_prices' in sys.modules)"
     )
     repo_root = str(Path(__file__).resolve().parents[1])
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                            env={**os.environ, "PYTHONPATH": repo_root}, cwd=repo_root)
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "windows.json")], capture_output=True,
+                            text=True, check=True, env={**os.environ, "PYTHONPATH": repo_root}, cwd=repo_root)
     expected = (pricing.library_context_window("openai", "gpt-4o"),
                 pricing.library_context_window("anthropic", "claude-sonnet-4-5"))
     assert None not in expected
@@ -181,9 +184,16 @@ def test_a_table_from_another_version_or_unreadable_is_not_used(content: str, tm
         pricing._shipped_windows.cache_clear()
 
 
-def test_a_model_the_table_does_not_name_is_looked_up_in_the_library(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_model_the_table_does_not_name_is_looked_up_in_the_library(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "windows.json").write_text(build_context_windows.table(), encoding="utf-8")
+    monkeypatch.setattr(pricing, "_WINDOWS_PATH", tmp_path / "windows.json")
     monkeypatch.delitem(sys.modules, "genai_prices")
+    pricing._shipped_windows.cache_clear()
     dated = "gpt-4o-2024-08-06"  # matched by the library's rules, not an id of its own
-    assert dated not in pricing._shipped_windows()["openai"]
-    assert pricing.context_window("openai", dated) == pricing.library_context_window("openai", dated) == 128_000
-    assert pricing.context_window("openai", "no-such-model") is None
+    assert "gpt-4o" in pricing._shipped_windows()["openai"] and dated not in pricing._shipped_windows()["openai"]
+    try:
+        assert pricing.context_window("openai", dated) == pricing.library_context_window("openai", dated) == 128_000
+        assert pricing.context_window("openai", "no-such-model") is None
+    finally:
+        pricing._shipped_windows.cache_clear()
