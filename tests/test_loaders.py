@@ -500,7 +500,8 @@ def _lexed(lexer, source: str):  # type: ignore[no-untyped-def]
 @settings(max_examples=600)
 @given(st.lists(_JINJA_PIECES, max_size=40).map("".join))
 def test_jinja_lexer_gives_jinja2s_own_tokens(source: str) -> None:
-    assert jinja.lexer() is not jinja.environment().lexer  # the one-pass rule is in use
+    if jinja.lexer() is jinja.environment().lexer:  # jinja2 is not pinned
+        pytest.skip("this jinja2's text rule is not of the shape the one-pass rule replaces: its own is used")
     assert _lexed(jinja.lexer(), source) == _lexed(jinja.environment().lexer, source)
 
 
