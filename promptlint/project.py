@@ -90,9 +90,9 @@ class Project:
 
     def __post_init__(self) -> None:
         for checked in self.files:
-            self._loaded[self._real(checked.path)] = checked
+            self._loaded[self.real_path(checked.path)] = checked
 
-    def _real(self, path: str | Path) -> str:
+    def real_path(self, path: str | Path) -> str:
         """``os.path.realpath(path)``, with the folders' part looked up once per folder."""
         folder, name = os.path.split(os.path.abspath(path))
         real = self._folders.get(folder)
@@ -103,11 +103,11 @@ class Project:
 
     def add(self, checked: CheckedFile) -> None:
         self.files.append(checked)
-        self._loaded[self._real(checked.path)] = checked
+        self._loaded[self.real_path(checked.path)] = checked
 
     def get(self, path: str | Path, config: Config) -> CheckedFile | None:
         """A checked file, or the file loaded and analysed now; None if unreadable."""
-        key = self._real(path)
+        key = self.real_path(path)
         if key not in self._loaded:
             try:
                 template = load_file(str(path))
@@ -121,7 +121,7 @@ class Project:
 
     def template(self, path: str | Path) -> Template | None:
         """A file's parsed template (a parent of `{% extends %}`); None if unreadable."""
-        key = self._real(path)
+        key = self.real_path(path)
         if key not in self._templates:
             checked = self._loaded.get(key)
             if checked is not None:
@@ -134,7 +134,7 @@ class Project:
         return self._templates[key]
 
     def is_checked(self, path: str | Path) -> CheckedFile | None:
-        found = self._loaded.get(self._real(path))
+        found = self._loaded.get(self.real_path(path))
         return found if found is not None and found.result is not None else None
 
 

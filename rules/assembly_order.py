@@ -104,7 +104,6 @@ def _groups(project: Project) -> Iterator[tuple[Path, list[tuple[str, Path]], Co
     looked: set[Path] = set()  # folders whose conventional files were looked for
     # Each folder's workspace config, looked up once however many of the files are in it.
     workspaces: dict[str, Config | None] = {}
-    folders: dict[str, Path] = {}  # each folder's real path, resolved once
     for checked in project.files:
         config = _assembly_config(checked, workspaces)
         if config.path is not None and config.assembly.get("order"):
@@ -113,7 +112,7 @@ def _groups(project: Project) -> Iterator[tuple[Path, list[tuple[str, Path]], Co
                 seen.add(base)
                 yield base, _expand(base, list(config.assembly["order"])), config, True
             continue
-        folder = _real_folder(checked.path, folders)
+        folder = Path(project.real_path(checked.path)).parent  # each folder resolved once
         if folder in seen or folder in looked:
             continue
         looked.add(folder)
@@ -121,17 +120,6 @@ def _groups(project: Project) -> Iterator[tuple[Path, list[tuple[str, Path]], Co
         if sum(1 for rel, _ in present if "/" not in rel) >= 2:
             seen.add(folder)
             yield folder, present, config, False
-
-
-def _real_folder(path: str, folders: dict[str, Path]) -> Path:
-    """The real folder of a file: its link's target's when it is a symlink, else its own
-    folder's real path (resolved once per folder, in ``folders``)."""
-    if os.path.islink(path):
-        return Path(path).resolve().parent
-    folder = os.path.dirname(path)
-    if folder not in folders:
-        folders[folder] = Path(folder or ".").resolve()
-    return folders[folder]
 
 
 def _assembly_config(checked: CheckedFile, workspaces: dict[str, Config | None]) -> Config:
