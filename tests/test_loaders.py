@@ -511,3 +511,29 @@ def test_jinja_lexer_gives_jinja2s_own_tokens_for_every_shipped_template() -> No
     assert len(sources) > 20
     for source in sources + ["text " * 5000 + "{{ x }}" + "{ y } " * 5000]:
         assert _lexed(jinja.lexer(), source) == _lexed(jinja.environment().lexer, source)
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet=st.sampled_from("ab{}{}{} \n:x0!é"), max_size=40))
+def test_format_literals_end_where_a_character_by_character_walk_says(source: str) -> None:
+    import string
+
+    from promptlint.loaders import formatstr
+
+    try:
+        items = list(string.Formatter().parse(source))
+    except ValueError:
+        return  # malformed: the loader's error, tested elsewhere
+    cursor = 0
+    for literal, field, _spec, _conversion in items:
+        if literal:
+            walked = cursor
+            for ch in literal:  # each character one, a brace the source doubles two
+                walked += 2 if ch in "{}" and source.startswith(ch * 2, walked) else 1
+            assert formatstr._literal_end(source, cursor, literal) == walked
+            cursor = walked
+        if field is not None:
+            try:
+                cursor = formatstr._field_end(source, cursor)
+            except LoadError:
+                return  # a field the loader refuses (`{!{}`)

@@ -51,6 +51,22 @@ def _problem_at(source: str, cursor: int) -> int:
     return cursor
 
 
+def _literal_end(source: str, cursor: int, literal: str) -> int:
+    """Where ``literal`` (a piece of text ``Formatter.parse`` gave, its ``{{``/``}}`` read
+    as one brace) ends in ``source``, from ``cursor``: a character each, two for a brace
+    the source doubles. The stretches between braces are skipped whole."""
+    i = 0
+    while True:
+        opening, closing = literal.find("{", i), literal.find("}", i)
+        brace = min(opening, closing) if opening >= 0 and closing >= 0 else max(opening, closing)
+        if brace < 0:
+            return cursor + len(literal) - i
+        cursor += brace - i
+        ch = literal[brace]
+        cursor += 2 if source.startswith(ch * 2, cursor) else 1
+        i = brace + 1
+
+
 def load(path: str, source: str) -> Template:
     segments: list[Segment] = []
     cursor = 0
@@ -65,8 +81,7 @@ def load(path: str, source: str) -> Template:
             raise LoadError(f"malformed format string: {exc}", line=line) from None
         if literal:
             start = cursor
-            for ch in literal:
-                cursor += 2 if ch in "{}" and source.startswith(ch * 2, cursor) else 1
+            cursor = _literal_end(source, cursor, literal)
             segments.append(Text(Span(start, cursor), literal))
         if field_name is not None:
             end = _field_end(source, cursor)
