@@ -55,7 +55,7 @@ def _syntax_source(path: str, config: Config, syntax: str | None) -> tuple[str |
     (None, None) when the file's name and content decide."""
     if syntax:
         return syntax, f"--syntax {syntax}"
-    if config.path is not None:
+    if config.path is not None and config.syntax:
         pattern = config_mod.matching_glob(path, config.path.parent, config.syntax)
         if pattern is not None:
             return config.syntax[pattern], f"config [syntax] {pattern!r} in {config.path.name}"
@@ -294,6 +294,9 @@ def _total_size(files: list[str]) -> int:
     return total
 
 
+_FILES_PER_SETTLEMENT = 8
+
+
 @contextmanager
 def _settled_heap() -> Iterator[Callable[[], None]]:
     """``settle()``, called after each file: what the file left alive is moved out of the
@@ -306,9 +309,16 @@ def _settled_heap() -> Iterator[Callable[[], None]]:
         yield lambda: None
         return
 
+    checked = 0
+
     def settle() -> None:
-        gc.collect(1)
-        gc.freeze()
+        # After the first file and every eighth: what a few files leave between two
+        # settlements is little to walk, and a collection per file cost more than that.
+        nonlocal checked
+        checked += 1
+        if checked % _FILES_PER_SETTLEMENT == 1:
+            gc.collect(1)
+            gc.freeze()
 
     try:
         yield settle

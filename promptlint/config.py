@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
-from pathlib import Path, PurePath
+from pathlib import Path
 from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
@@ -130,7 +130,8 @@ class Config:
             problem = unknown_rule_codes(tuple(options.get(key) or ()))
             if problem:
                 raise ConfigError(f"`{key}`: {problem}")
-        return replace(self, **{k: v for k, v in options.items() if v is not None})
+        given = {k: v for k, v in options.items() if v is not None}
+        return replace(self, **given) if given else self
 
 
 _KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends",
@@ -340,20 +341,21 @@ def role_for(path: str, config: Config, text: str | None = None) -> tuple[str, s
         pattern = matching_glob(path, config.path.parent, config.role)
         if pattern is not None:
             return config.role[pattern], f"config [role] {pattern!r} in {config.path.name}"
-    name = PurePath(path).name.lower()
-    suffix = PurePath(path).suffix.lower()
+    base = os.path.basename(path)
+    name = base.lower()
+    suffix = os.path.splitext(name)[1]
     if suffix == ".json":
         return "system", None  # a request body says each message's role itself
     parts = name.split(".")
     # `qa.user.j2`: the role may be an inner suffix.
     for candidate in [parts[0]] + [".".join(parts[: i + 1]) for i in range(1, len(parts) - 1)]:
         if _USER_TURN_PREFIX.match(candidate) or _USER_TURN_INFIX.match(candidate):
-            return "user", f"file name {PurePath(path).name!r}"
+            return "user", f"file name {base!r}"
         after = _USER_TURN_SUFFIX.match(candidate)
         if after and suffix not in _MARKDOWN and after.group("before").rsplit("_", 2)[-1] not in _DESCRIBES_A_USER \
                 and after.group("before") not in _DESCRIBES_A_USER \
                 and not (text is not None and _ADDRESSES_THE_ASSISTANT.match(text)):
-            return "user", f"file name {PurePath(path).name!r}"
+            return "user", f"file name {base!r}"
     return "system", None
 
 

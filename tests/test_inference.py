@@ -168,3 +168,23 @@ def test_a_go_comment_makes_a_tmpl_file_a_go_template() -> None:
     text = "{{/* stable prompt: the list arrives in the user turn */}}\nYou book visits.\n"
     assert infer_syntax("organ.tmpl", text).syntax == "go"
     assert check_text(text, path="organ.tmpl").error is None
+
+
+def test_a_files_suffixes_are_read_as_pathlib_reads_them() -> None:
+    # The syntax is chosen from the name's suffixes, read from the string (asked twice per
+    # file); they must be pathlib's, lower-cased, for any name.
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from pathlib import PurePath
+
+    from promptlint.loaders.base import _suffixes
+
+    part = st.text(alphabet="aB.-_ 1é", min_size=0, max_size=8)
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(part, min_size=1, max_size=4))
+    def same(parts: list[str]) -> None:
+        path = "/".join(parts)
+        assert _suffixes(path) == [s.lower() for s in PurePath(path).suffixes]
+
+    same()

@@ -13,13 +13,13 @@ sample values, every branch of a conditional is rendered once and every loop twi
 from __future__ import annotations
 
 import re
-from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from promptlint.core import tokens
 from promptlint.core.suffixtokens import (
+    Starts,
     SuffixTokens,
     shared_prefix_tokens,
     spliced_encoding,
@@ -104,7 +104,7 @@ class Analysis:
     _suffixes: SuffixTokens | None = field(default=None, repr=False, compare=False)
     # The stable text's tokens, for its suffix counts (dropped once they are read).
     _stable_ids: list[int] | None = field(default=None, repr=False, compare=False)
-    _stable_starts: array[int] | None = field(default=None, repr=False, compare=False)
+    _stable_starts: Starts | None = field(default=None, repr=False, compare=False)
     _stable_syncs: list[int] | None = field(default=None, repr=False, compare=False)
 
     def offset_of(self, segment: Segment) -> int:

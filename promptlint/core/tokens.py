@@ -13,7 +13,7 @@ from __future__ import annotations
 import binascii
 import threading
 from collections.abc import Callable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -163,6 +163,7 @@ def ranks(name: str) -> dict[bytes, int]:
     return found
 
 
+@lru_cache(maxsize=64)  # asked for every file; tiktoken's map tries each known prefix in turn
 def encoding_name_for_model(model: str) -> str:
     """tiktoken's own model map; models it does not know (Claude, Gemini…) use o200k_base."""
     from tiktoken.model import encoding_name_for_model as tiktoken_map

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import os
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -212,10 +213,19 @@ def _format_fields(text: str) -> list[str]:
     return fields
 
 
+def _suffixes(path: str) -> list[str]:
+    """``PurePath(path).suffixes``, lower-cased, read from the name as a string (asked
+    twice for every file checked)."""
+    name = os.path.basename(path) or PurePath(path).name
+    if name.endswith("."):
+        return []
+    return ["." + part for part in name.lower().lstrip(".").split(".")[1:]]
+
+
 def infer_syntax(path: str, text: str, default: str | None = None) -> Inference:
     """The syntax of a file and why: the extension, or for `.md`/`.txt`/`.prompt`/`.tmpl`
     the placeholders the content holds (several of one style, shaped like variables)."""
-    suffixes = [s.lower() for s in PurePath(path).suffixes]
+    suffixes = _suffixes(path)
     suffix = suffixes[-1] if suffixes else ""
     if suffix in EXTENSIONS and suffix not in AMBIGUOUS:
         return Inference(EXTENSIONS[suffix], f"extension {suffix}")
