@@ -152,3 +152,49 @@ def test_the_name_of_the_person_served_is_rendered_for_them(text: str, name: str
                                   "I am Tom Okafor from the Quay Cafe."])
 def test_no_person_served_is_named(text: str) -> None:
     assert volatile_values(text) == []
+
+
+def test_the_word_start_guards_leave_every_value_found() -> None:
+    # Each label pattern a body is read with starts with a look-ahead on its alternatives'
+    # first letters (values._starts_with). Without it the same values must be found: a
+    # label added later with another first letter would be missed, silently.
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from promptlint.requestbody import values
+
+    guarded = [(values._CLOCK_LABEL, values._CLOCK_LABEL_STARTS, "value"),
+               (values._LABELLED_ID, values._LABELLED_ID_STARTS, "value"),
+               (values._SERVED_PERSON, values._SERVED_PERSON_STARTS, "name")]
+    checks = [(pattern, re.compile(pattern.pattern.replace(guard, "", 1), pattern.flags), group)
+              for pattern, guard, group in guarded]
+    # Every word of every label, in both cases, and what follows a label.
+    label_words = sorted({w for p, _, _ in guarded for w in re.findall(r"[A-Za-z']{2,}", p.pattern)})
+    label_words += [w.capitalize() for w in label_words]
+    values_after = ["10:42 UTC", "2026-12-01T10:42:17Z", "Monday 07:12", "abc_12345678",
+                    "0123456789abcdef0123", "Dana Okafor"]
+
+    def same(text: str) -> None:
+        for pattern, reference, group in checks:
+            assert [m.span(group) for m in pattern.finditer(text)] == \
+                   [m.span(group) for m in reference.finditer(text)], (pattern.pattern[:40], text)
+
+    # One or two label words, a separator, a value: every alternative is met this way.
+    for first in label_words:
+        for second in ["", "time", "id", "is", "at", "clock"]:
+            for sep in (":", " is", " ="):
+                for value in values_after:
+                    same(f"Note. {first} {second}{sep} {value}. ")
+
+    for phrase in ("You are speaking with", "you're helping", "The caller is", "It is", "The time is", "Generated at"):
+        for value in values_after:
+            same(f"Note. {phrase} {value}. ")
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.sampled_from(label_words + values_after + [":", "is", ".", "\n", "wall"]), max_size=25))
+    def any_order(chosen: list[str]) -> None:
+        same(" ".join(chosen))
+
+    any_order()
