@@ -125,13 +125,25 @@ class Config:
         return not matches(self.ignore)
 
     def with_options(self, **options: Any) -> Config:
-        """A copy with command-line options applied (None means "not given")."""
-        for key in ("select", "ignore"):
-            problem = unknown_rule_codes(tuple(options.get(key) or ()))
+        """A copy with command-line options applied (None means "not given"); within a run
+        (:func:`one_lookup_per_folder`), made once per config and options."""
+        run = _RUN_LOOKUPS.get()
+        try:
+            key = (id(self), tuple(sorted(options.items())))
+            hash(key)
+        except TypeError:  # an unhashable option value: not kept
+            run = None
+        if run is not None and key in run.with_options and run.with_options[key][0] is self:
+            return run.with_options[key][1]
+        for name in ("select", "ignore"):
+            problem = unknown_rule_codes(tuple(options.get(name) or ()))
             if problem:
-                raise ConfigError(f"`{key}`: {problem}")
+                raise ConfigError(f"`{name}`: {problem}")
         given = {k: v for k, v in options.items() if v is not None}
-        return replace(self, **given) if given else self
+        applied = replace(self, **given) if given else self
+        if run is not None:
+            run.with_options[key] = (self, applied)  # the config kept with it: its id stays its own
+        return applied
 
 
 _KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends",
@@ -443,6 +455,8 @@ class _Lookups:
 
     configs: dict[Path, Config] = field(default_factory=dict)
     folders: dict[str, Path] = field(default_factory=dict)
+    # (id of a config, options) -> (that config, it with the options applied).
+    with_options: dict[tuple[int, tuple[tuple[str, Any], ...]], tuple[Config, Config]] = field(default_factory=dict)
 
 
 # Inside :func:`one_lookup_per_folder` (a run asks for every file's config, up through

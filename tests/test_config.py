@@ -227,3 +227,22 @@ def test_a_run_looks_each_folder_up_once_and_the_next_run_sees_an_edit(
     assert len(looked) == 2  # a new run looks again, and reads the edit
     assert [f.rule for r in second.files for f in r.findings] == ["PC101"]
     assert config_mod._RUN_LOOKUPS.get() is None  # nothing left behind between runs
+
+
+def test_options_are_applied_once_per_config_within_a_run_and_checked_each_time() -> None:
+    # A run applies the same command-line options to every file's config: within
+    # one_lookup_per_folder it makes the copy once; outside, every call makes its own.
+    base = Config(fail_on="error")
+    options = {"select": ("PC1",), "model": None, "plan_fixes": False}
+    with config_mod.one_lookup_per_folder():
+        first = base.with_options(**options)
+        assert first is base.with_options(**options)
+        assert first.select == ("PC1",) and first.plan_fixes is False and first.fail_on == "error"
+        other = base.with_options(select=("PC2",))
+        assert other is not first and other.select == ("PC2",)
+        assert Config().with_options(**options) is not first  # another config, its own copy
+        with pytest.raises(ConfigError, match="select"):
+            base.with_options(select=("PCX9",))  # an unknown code is refused every time
+        assert base.with_options(stable=["name"]).stable == ["name"]  # unhashable: not kept, still applied
+    assert base.with_options(**options) is not first
+    assert base.with_options() is base  # nothing given: the config itself
