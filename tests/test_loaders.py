@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -537,3 +538,24 @@ def test_format_literals_end_where_a_character_by_character_walk_says(source: st
                 cursor = formatstr._field_end(source, cursor)
             except LoadError:
                 return  # a field the loader refuses (`{!{}`)
+
+
+def test_a_file_is_read_whole_up_to_the_limit_and_one_byte_past_it(tmp_path: Path) -> None:
+    # read_bytes reads what stat said the file holds, plus a byte to see that it grew; a file
+    # whose size stat does not tell (/proc) is still read, never past the limit and a byte.
+    import sys
+
+    from promptlint.loaders import read_bytes
+
+    small = tmp_path / "small.j2"
+    small.write_bytes(b"Hello {{ name }}\n")
+    assert read_bytes(str(small), 8 << 20) == b"Hello {{ name }}\n"
+    assert read_bytes(str(small), None) == b"Hello {{ name }}\n"
+    exact = tmp_path / "exact.md"
+    exact.write_bytes(b"x" * 100)
+    assert read_bytes(str(exact), 100) == b"x" * 100
+    if sys.platform.startswith("linux"):
+        assert os.stat("/proc/self/status").st_size == 0
+        status = read_bytes("/proc/self/status", 1 << 20)
+        assert status.startswith(b"Name:") and len(status) > 100
+        assert len(read_bytes("/proc/self/status", 10)) == 11

@@ -106,7 +106,14 @@ def read_bytes(path: str, max_size: int | None = DEFAULT_MAX_FILE_SIZE) -> bytes
         if max_size is not None and info.st_size > max_size:
             raise FileTooLarge(f"{info.st_size:,} bytes, over the {max_size:,}-byte limit (`max-file-size`): skipped")
         with open(path, "rb") as handle:
-            return handle.read() if max_size is None else handle.read(max_size + 1)
+            if max_size is None:
+                return handle.read()
+            # As many bytes as the file had, and one more to see that it grew: a read of the
+            # limit itself allocates the limit (megabytes) for every file, however small.
+            data = handle.read(info.st_size + 1)
+            if len(data) > info.st_size:  # it grew since, or its size is not told (/proc)
+                data += handle.read(max_size + 1 - len(data))
+            return data
     except FileNotFoundError:
         raise LoadError("no such file") from None
     except PermissionError:
