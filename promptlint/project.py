@@ -235,7 +235,6 @@ def include_resolver(path: str, config: Config, project: Project) -> Callable[[T
     """For one file: the :class:`IncludedValue` of each include or partial whose file
     (or a file it includes, within the including file's project root) is volatile."""
     root = _lazy_root(path, config)
-    owner = CheckedFile(path, Template(path, "", "", []), None, config)  # type: ignore[arg-type]
 
     def units_of(target: Path, depth: int, seen: frozenset[str]):  # type: ignore[no-untyped-def]
         included = project.get(target, config)
@@ -251,6 +250,8 @@ def include_resolver(path: str, config: Config, project: Project) -> Callable[[T
         return found
 
     def resolve(tag: Tag) -> IncludedValue | None:
+        # Made when a tag is resolved, not with the resolver: most files include nothing.
+        owner = CheckedFile(path, Template(path, "", "", []), None, config)  # type: ignore[arg-type]
         target = resolve_include(owner, tag, root())
         if target is None:
             return None

@@ -144,3 +144,24 @@ def test_spans_that_do_not_describe_the_rendering_fall_back_to_encoding_it_whole
     ids = tokens.encode(text)
     assert suffixtokens.spliced_encoding(text, ids, rendered, [(0, 1)], "o200k_base") == tokens.encode(rendered)
     assert suffixtokens.spliced_encoding(text, ids, rendered, [(2, 3), (5, 6)], "o200k_base") == tokens.encode(rendered)
+
+
+def test_the_whole_text_is_counted_from_its_encoding_whenever_it_is_asked() -> None:
+    # after(0) once the table is built, and an analysis asked for offset 0, answer with the
+    # whole text's encoding; the count must be that of encoding the text again.
+    from promptlint.core.analysis import analyze
+    from promptlint.loaders import load_text
+
+    text = "Intro line.\n" * 50 + "é and more\n  indented\n" + "Tail.\n" * 20
+    ids = tokens.encode(text)
+    for given in (None, ids):
+        counter = SuffixTokens(text, "o200k_base", given)
+        asked = [counter.after(i) for i in (5, 300, 0, 17, 0)]
+        assert asked == [tokens.count(text[i:]) for i in (5, 300, 0, 17, 0)]
+    surrogate = "Head\ud800 tail\n" * 3
+    counter = SuffixTokens(surrogate, "o200k_base")
+    assert [counter.after(i) for i in (3, 0)] == [tokens.count(surrogate[i:]) for i in (3, 0)]
+    analysis = analyze(load_text("p.j2", "Today is {{ today }}.\n" + text))
+    assert analysis.stable_tokens_from(0) == tokens.count(analysis.stable_text)
+    assert analysis.stable_tokens_from(40) == tokens.count(analysis.stable_text[40:])
+    assert analysis.stable_tokens_from(0) == tokens.count(analysis.stable_text)

@@ -93,6 +93,7 @@ class SuffixTokens:
 
         self._syncs: list[int] | None = None
         self._exact = False
+        self._counted = False  # whether ``total`` holds the whole text's count
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
@@ -102,6 +103,7 @@ class SuffixTokens:
         ids = self._ids if self._ids is not None else tokens.encode(text, encoding)
         self._ids = None
         self.total = len(ids)
+        self._counted = True
         # Byte offset where each token starts, and where each piece of the scan starts.
         self._token_starts = self._starts if self._starts is not None else token_starts(ids, encoding)
         self._starts = None
@@ -138,6 +140,8 @@ class SuffixTokens:
             return tokens.count(text[offset:], self.encoding)
         if not self._built:
             self._build()
+        if offset == 0 and self._counted:
+            return self.total  # the whole text's encoding, counted
         syncs = self._syncs
         if syncs is not None:
             i = bisect_left(syncs, offset)
