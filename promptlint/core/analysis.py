@@ -118,8 +118,6 @@ class Analysis:
     def stable_tokens_from(self, offset: int) -> int:
         """Tokens of ``stable_text[offset:]`` encoded on its own (the whole stable text at 0),
         read from one encoding of the stable text however many units ask."""
-        if offset <= 0 and self._stable_ids is not None:
-            return len(self._stable_ids)  # the whole stable text: its encoding's length
         if self._suffixes is None:
             self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids, self._stable_starts,
                                           self._stable_syncs)

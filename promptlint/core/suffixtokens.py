@@ -135,13 +135,16 @@ class SuffixTokens:
         if offset >= len(text):
             return 0
         offset = max(0, offset)
+        if offset == 0:  # the whole text: its encoding's length, when that is at hand
+            if self._ids is not None:
+                return len(self._ids)
+            if self._built and self._counted:
+                return self.total
         self._asked += 1
         if self._asked <= _DIRECT_QUERIES:
             return tokens.count(text[offset:], self.encoding)
         if not self._built:
             self._build()
-        if offset == 0 and self._counted:
-            return self.total  # the whole text's encoding, counted
         syncs = self._syncs
         if syncs is not None:
             i = bisect_left(syncs, offset)
