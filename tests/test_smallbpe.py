@@ -16,7 +16,8 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def _encoder(encoding: str) -> smallbpe.SmallEncoder:
-    return smallbpe.SmallEncoder(tokens.ranks(encoding), tokens.split_pattern(encoding))
+    return smallbpe.SmallEncoder(tokens.ranks(encoding), tokens.split_pattern(encoding),
+                                 tokens.token_length(encoding))
 
 
 def _tiktoken(text: str, encoding: str) -> list[int]:
@@ -132,3 +133,14 @@ def test_a_character_newer_than_pythons_unicode_tables_is_left_to_tiktoken() -> 
     assert smallbpe.has_unknown_characters(text) and not smallbpe.has_unknown_characters("Zoë 日本 🎉")
     assert _encoder("o200k_base").encode(text) is None
     assert tokens.encode(text) == _tiktoken(text, "o200k_base")
+
+
+def test_the_length_of_a_token_it_never_returned_is_the_encodings_own() -> None:
+    # Its table of lengths answers for every id it returned, and asks the encoding's whole
+    # table for any other (tiktoken's tokens, once a run has outgrown the Python encoder).
+    encoder = _encoder("o200k_base")
+    ids = encoder.encode("Keep answers short.")
+    assert ids is not None and all(token in encoder.lengths for token in ids)
+    other = _tiktoken("Zyzzyva quokka", "o200k_base")
+    assert [encoder.lengths[token] for token in other] == [len(tokens.get_encoding("o200k_base").decode_single_token_bytes(t))
+                                                           for t in other]

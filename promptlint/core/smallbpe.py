@@ -28,16 +28,30 @@ from collections.abc import Callable, Mapping
 MAX_PIECE = 64
 
 
+class _Lengths(dict[int, int]):
+    """The byte length of every token id the Python encoder returned so far; any other id's
+    is asked of ``fallback``. A caller that took the lookup while this encoder served may
+    be handed tokens of tiktoken's once the run has outgrown it."""
+
+    def __init__(self, fallback: Callable[[int], int]) -> None:
+        super().__init__()
+        self._fallback = fallback
+
+    def __missing__(self, token: int) -> int:
+        return self._fallback(token)
+
+
 class SmallEncoder:
     """Ordinary-text encoding with an encoding's ranks and split pattern, in Python."""
 
-    def __init__(self, ranks: Mapping[bytes, int], pattern: str) -> None:
+    def __init__(self, ranks: Mapping[bytes, int], pattern: str, length: Callable[[int], int]) -> None:
+        """``length``: the byte length of any token id of the encoding (its whole table)."""
         import regex  # type: ignore[import-untyped]  # no stubs; tiktoken depends on it
 
         self._ranks = ranks
         self._split: Callable[[str], list[str]] = regex.compile(pattern).findall
         self._pieces: dict[str, list[int]] = {}  # prompts repeat their words
-        self.lengths: dict[int, int] = {}  # byte length of every token id returned so far
+        self.lengths: dict[int, int] = _Lengths(length)  # byte length of every token id returned so far
 
     def encode(self, text: str) -> list[int] | None:
         """The token ids of ``text``, or None when it holds a piece too long to merge here

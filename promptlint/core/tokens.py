@@ -233,7 +233,8 @@ def _small_encoder(name: str, size: int) -> SmallEncoder | None:
         params = _params(name)
         from promptlint.core.smallbpe import SmallEncoder
 
-        _small.setdefault(name, SmallEncoder(params["mergeable_ranks"], params["pat_str"]))
+        _small.setdefault(name, SmallEncoder(params["mergeable_ranks"], params["pat_str"],
+                                             lambda token: _all_lengths(name)[token]))
     return _small[name]
 
 
