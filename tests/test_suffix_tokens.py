@@ -165,3 +165,65 @@ def test_the_whole_text_is_counted_from_its_encoding_whenever_it_is_asked() -> N
     assert analysis.stable_tokens_from(0) == tokens.count(analysis.stable_text)
     assert analysis.stable_tokens_from(40) == tokens.count(analysis.stable_text[40:])
     assert analysis.stable_tokens_from(0) == tokens.count(analysis.stable_text)
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@pytest.mark.parametrize("text", TEXTS)
+def test_every_prefix_counts_as_encoded_alone(text: str, encoding: str) -> None:
+    counter = SuffixTokens(text, encoding)
+    assert [counter.before(i) for i in range(len(text) + 2)] == [
+        tokens.count(text[:i], encoding) for i in range(len(text) + 2)
+    ]
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@pytest.mark.parametrize("reach", [0, 3, 4096])
+@settings(max_examples=80, deadline=None)
+@given(text=_LINES, data=st.data())
+def test_prefixes_count_alike_near_and_beyond_the_sync_reach(encoding: str, reach: int, text: str,
+                                                             data: st.DataObject) -> None:
+    # reach 0: no sync point is near, and the whole scan's piece starts are read instead.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(suffixtokens, "_SYNC_REACH", reach)
+        counter = SuffixTokens(text, encoding)
+        for offset in data.draw(st.lists(st.integers(0, len(text)), max_size=8)):
+            assert counter.before(offset) == tokens.count(text[:offset], encoding)
+
+
+def test_a_prefix_is_not_read_from_a_piece_start_its_end_reaches() -> None:
+    # "  a": the whole scan splits the spaces (" ", " a"), the prefix "  " is one token. A
+    # piece is matched reading up to two characters past it: one character of margin is
+    # too little, and the margin used must be more.
+    text = "  a"
+    assert tokens.count(text[:2]) == 1
+    assert suffixtokens._PREFIX_MARGIN > 2
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(suffixtokens, "_SYNC_REACH", 0)
+        assert SuffixTokens(text, "o200k_base").before(2) == 1
+        patch.setattr(suffixtokens, "_PREFIX_MARGIN", 1)
+        assert SuffixTokens(text, "o200k_base").before(2) == 2  # what too small a margin gets wrong
+
+
+def test_prefixes_of_a_long_line_are_counted_from_one_encoding() -> None:
+    # A one-line request body: no sync point anywhere; every prefix is still exact.
+    text = " ".join(f"Session id: sess_{i:08d}. Current time: 2026-12-01T10:{i % 60:02d}:17Z. some words" for i in range(300))
+    counter = SuffixTokens(text, "o200k_base")
+    offsets = [m.start() for m in __import__("re").finditer("2026", text)]
+    assert [counter.before(k) for k in offsets] == [tokens.count(text[:k]) for k in offsets]
+
+
+def test_an_analysis_during_which_the_rust_encoder_takes_over_counts_its_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Below a budget of characters the Python encoder serves a run; past it tiktoken's is
+    # built. An analysis that crosses the budget reads the byte lengths of tokens from both:
+    # a 190 KB one-line request body stopped with "internal error: KeyError".
+    from promptlint.core.analysis import analyze
+    from promptlint.loaders import load_text
+
+    monkeypatch.setattr(tokens, "_encodings", {})
+    monkeypatch.setattr(tokens, "_small", {})
+    monkeypatch.setattr(tokens, "_small_left", {})
+    monkeypatch.setattr(tokens, "SMALL_TEXT_BUDGET", 3000)
+    line = "You are Atlas. " + "Current time: {{ now }}. Some filler words for the prompt here. " * 30 + "\n"
+    analysis = analyze(load_text("one.j2", line + "Keep answers short.\n"))
+    assert "o200k_base" in tokens._encodings  # the budget was crossed during the analysis
+    assert analysis.tokens == tokens.count(analysis.rendered)

@@ -50,6 +50,10 @@ _SYNC = re.compile(r"[\r\n](?=[!-.0-~])")
 # whole text's piece starts are computed once.
 _SYNC_REACH = 4096
 
+# How far before a prefix's end the whole text's piece starts are the prefix's own (see
+# ``SuffixTokens.before``).
+_PREFIX_MARGIN = 8
+
 # Characters between two known byte offsets of a non-ASCII text (see ``_byte_offset``).
 _CHECKPOINT = 4096
 
@@ -171,6 +175,36 @@ class SuffixTokens:
                 return head + self._tokens_from(start)
             head += len(tokens.encode_piece(match.group(), self.encoding))
         return head
+
+    def before(self, offset: int) -> int:
+        """Tokens of ``text[:offset]`` encoded on its own.
+
+        A prefix's scan is the whole text's until a match reads past its end. Each piece
+        of the shipped patterns is matched reading at most two characters past it, so the
+        two scans share every piece start up to ``_PREFIX_MARGIN`` characters before the
+        prefix's end, and a sync point before the end (see the module's docstring) in any
+        case. From the last such start the prefix's tail is encoded; before it, the whole
+        text's tokens are counted."""
+        text = self.text
+        if offset <= 0:
+            return 0
+        if offset >= len(text):
+            return self.after(0)
+        if not self._built:
+            self._build()
+        if not self._counted or not self._exact:
+            return tokens.count(text[:offset], self.encoding)
+        start = 0
+        syncs = self._syncs
+        i = bisect_left(syncs, offset) - 1 if syncs is not None else -1
+        if i >= 0 and offset - syncs[i] <= _SYNC_REACH:  # type: ignore[index]
+            start = syncs[i]  # type: ignore[index]
+        else:
+            if self._piece_starts is None:
+                self._piece_starts = _piece_starts(self._regex, text)
+            j = bisect_right(self._piece_starts, offset - _PREFIX_MARGIN) - 1
+            start = self._piece_starts[j] if j >= 0 else 0
+        return self.total - self._tokens_from(start) + tokens.count(text[start:offset], self.encoding)
 
     def _whole_scan_from(self, offset: int) -> Iterator[int]:
         """The whole text's piece starts from the last one at or before ``offset`` on."""
