@@ -188,3 +188,4 @@ def test_a_files_suffixes_are_read_as_pathlib_reads_them() -> None:
         assert _suffixes(path) == [s.lower() for s in PurePath(path).suffixes]
 
     same()
+    assert _suffixes("1.1/.") == [".1"] and _suffixes("a.j2/") == [".j2"]

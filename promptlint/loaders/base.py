@@ -216,7 +216,9 @@ def _format_fields(text: str) -> list[str]:
 def _suffixes(path: str) -> list[str]:
     """``PurePath(path).suffixes``, lower-cased, read from the name as a string (asked
     twice for every file checked)."""
-    name = os.path.basename(path) or PurePath(path).name
+    name = os.path.basename(path)
+    if name in ("", "."):  # `folder/`, `folder/.`: pathlib reads the folder's own name
+        name = PurePath(path).name
     if name.endswith("."):
         return []
     return ["." + part for part in name.lower().lstrip(".").split(".")[1:]]
