@@ -1,0 +1,77 @@
+"""The fixer's view of a file's lines: paragraphs and Markdown list items."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from promptlint.core.layout import Layout
+from promptlint.loaders import load_text
+
+_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" \t"))
+
+
+def _walked_paragraph(lines: list[str], line: int) -> tuple[int, int]:
+    """The paragraph of a line, found by walking up and down from it (the reference)."""
+    blank = [not text.strip() for text in lines]
+    if blank[line]:
+        return line, line
+    first, last = line, line
+    while first > 0 and not blank[first - 1]:
+        first -= 1
+    while last + 1 < len(lines) and not blank[last + 1]:
+        last += 1
+    return first, last
+
+
+def _walked_list_item(lines: list[str], line: int) -> tuple[int, int] | None:
+    """The top-level list item of a line, found by walking the paragraph (the reference)."""
+    blank = [not text.strip() for text in lines]
+    if blank[line]:
+        return None
+    item = line if _ITEM.match(lines[line]) else None
+    base = _indent(lines[line])
+    j = line - 1
+    while j >= 0 and not blank[j]:
+        if _indent(lines[j]) < base:
+            if not _ITEM.match(lines[j]):
+                break
+            item, base = j, _indent(lines[j])
+        j -= 1
+    if item is None:
+        return None
+    last = item
+    while last + 1 < len(lines) and not blank[last + 1] and _indent(lines[last + 1]) > _indent(lines[item]):
+        last += 1
+    return (item, last) if item <= line <= last else None
+
+
+_LINE = st.tuples(st.sampled_from(["", " ", "  ", "\t", "    "]),
+                  st.sampled_from(["- ", "* ", "1. ", "2) ", "", "", "text ", "-x "]),
+                  st.sampled_from(["rule", "Now: {{ now }}", "", "more words"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=30))
+def test_paragraphs_and_list_items_are_those_a_walk_from_each_line_finds(parts: list[tuple[str, str, str]]) -> None:
+    source = "".join(indent + marker + text + "\n" for indent, marker, text in parts)
+    layout = Layout(load_text("p.md", source, "jinja"))
+    lines = layout.lines
+    for line in range(layout.count):
+        assert layout.paragraph(line) == _walked_paragraph(lines, line), (source, line)
+        assert layout.list_item(line) == _walked_list_item(lines, line), (source, line)
+
+
+def test_a_long_paragraph_of_list_items_and_continuations() -> None:
+    source = "Intro:\n" + "".join(f"- item {i}\n  more of item {i}\n    deeper {i}\n" for i in range(300)) + "\nAfter.\n"
+    layout = Layout(load_text("p.md", source, "jinja"))
+    for line in range(layout.count):
+        assert layout.list_item(line) == _walked_list_item(layout.lines, line)
+        assert layout.paragraph(line) == _walked_paragraph(layout.lines, line)
+    assert layout.list_item(2) == (1, 3) and layout.paragraph(5) == (0, 900)
