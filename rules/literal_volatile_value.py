@@ -49,6 +49,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from itertools import accumulate
 
 from promptlint.core import literals
@@ -155,13 +156,14 @@ def _line_marks(pattern: re.Pattern[str], source: str) -> list[int]:
     return numbers
 
 
-def _example_lines(source: str) -> set[int]:
+@lru_cache(maxsize=8)  # each prompt of a code file asks of the whole file
+def _example_lines(source: str) -> frozenset[int]:
     """Lines under an "Examples:" label or heading, up to the next heading."""
     if not _may_match(source, ("example", "sample")):
-        return set()
+        return frozenset()
     heads = _line_marks(_EXAMPLES_HEAD, source)
     if not heads:
-        return set()
+        return frozenset()
     head_set = set(heads)
     # Each head or heading line, in order (a line that is both is a head).
     marks = sorted(set(heads) | set(_line_marks(_HEADING, source)))
@@ -170,19 +172,20 @@ def _example_lines(source: str) -> set[int]:
     for number, next_mark in zip(marks, ends):
         if number in head_set:
             lines.update(range(number + 1, next_mark))
-    return lines
+    return frozenset(lines)
 
 
-def _fenced_lines(source: str) -> set[int]:
+@lru_cache(maxsize=8)  # each prompt of a code file asks of the whole file
+def _fenced_lines(source: str) -> frozenset[int]:
     """Lines of fenced code blocks, their fences included (to the end when one is left open)."""
     if "```" not in source and "~~~" not in source:
-        return set()
+        return frozenset()
     fences = _line_marks(_FENCE, source)
     fenced: set[int] = set()
     last = source.count("\n") + 1
     for i in range(0, len(fences), 2):
         fenced.update(range(fences[i], (fences[i + 1] if i + 1 < len(fences) else last) + 1))
-    return fenced
+    return frozenset(fenced)
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

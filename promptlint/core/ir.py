@@ -51,6 +51,18 @@ class Position:
     column: int
 
 
+def _line_index(text: str) -> LineIndex:
+    """The line index of ``text``, shared with the template made last when it is the same
+    string: each prompt of a code file is a template over the whole file (5,000 prompts
+    held 5,000 copies of its line starts)."""
+    global _last_index
+    last = _last_index
+    if last is not None and last.text is text:
+        return last
+    _last_index = found = LineIndex(text)
+    return found
+
+
 class LineIndex:
     """Maps character offsets in a text to 1-based (line, column)."""
 
@@ -77,6 +89,9 @@ class LineIndex:
     @property
     def line_count(self) -> int:
         return len(self._starts)
+
+
+_last_index: LineIndex | None = None
 
 
 @dataclass(frozen=True)
@@ -217,7 +232,7 @@ class Template:
     layout: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self.lines = LineIndex(self.source)
+        self.lines = _line_index(self.source)
 
     def position(self, offset: int) -> Position:
         return self.lines.position(offset)

@@ -64,12 +64,19 @@ def _merge_slots(into: list[Segment], other: list[Segment]) -> None:
 def dedupe(prompts: list[Prompt]) -> list[Prompt]:
     """Prompts in source order, without those whose pieces all belong to a larger one."""
     kept: list[tuple[Prompt, set[tuple[str, int, int]]]] = []
+    # The kept prompts that hold each piece, in the order kept: a prompt's owner holds all
+    # of its pieces, so it is among those that hold any one of them (asking every kept
+    # prompt made a file of 5,000 prompts quadratic).
+    holding: dict[tuple[str, int, int], list[int]] = {}
     for prompt in sorted(prompts, key=lambda p: (-len(list(_leaves(p.segments))), not p.named, p.at)):
         keys = {_key(s) for s in _leaves(prompt.segments) if not (isinstance(s, Text) and s.span.start == s.span.end)}
-        owner = next((k for k, kk in kept if keys <= kk), None)
+        candidates = min((holding.get(key, []) for key in keys), key=len) if keys else range(len(kept))
+        owner = next((kept[i][0] for i in candidates if keys <= kept[i][1]), None)
         if owner is not None:
             _merge_slots(owner.segments, prompt.segments)
             continue
+        for key in keys:
+            holding.setdefault(key, []).append(len(kept))
         kept.append((prompt, keys))
     return sorted((p for p, _ in kept), key=lambda p: p.at)
 
