@@ -116,15 +116,21 @@ def stream_openai(
             machine_index = len(recent) // facts.overflow_requests_per_minute
             bucket_times.setdefault(bucket, []).append(now)
         entries = [e for e in machines.get((bucket, machine_index), []) if e.live(now)]
+        # The first entry sharing the longest prefix. Newest first, an entry shorter than
+        # the best so far cannot share more, and is not compared: in a growing
+        # conversation the last request's entry is the best, and every older one shorter.
         best_entry, common = None, 0
-        for entry in entries:
+        for entry in reversed(entries):
+            if len(entry.tokens) < common:
+                continue
             length = base.lcp(tokens, entry.tokens)
-            if length > common:
+            if length > common or (length == common and length > 0):
                 best_entry, common = entry, length
         read = openai_reported_read(common, facts)
         if best_entry is not None and read > 0:
             best_entry.refresh(now)
-        same = next((e for e in entries if e.tokens == tokens), None)
+        # Lengths first: tuples of unequal lengths are compared up to their first difference.
+        same = next((e for e in entries if len(e.tokens) == len(tokens) and e.tokens == tokens), None)
         if same is not None:
             same.refresh(now)
         else:
