@@ -476,6 +476,54 @@ def test_vllm_caches_generated_tokens_and_evicts_lru() -> None:
     assert reads(usages) == [0, 16]
 
 
+def _vllm_by_prefix(requests: list[Request], block: int, capacity: int | None, cap_last: bool) -> list[int]:
+    """vLLM's reads with the pool keyed by each block's whole prefix (the reference)."""
+    from collections import OrderedDict
+
+    pool: OrderedDict[tuple[object, tuple[int, ...]], None] = OrderedDict()
+    found = []
+    for request in requests:
+        tokens, salt = tuple(request.tokens), request.routing_key
+        cached = 0
+        while (cached + 1) * block <= len(tokens) and (salt, tokens[: (cached + 1) * block]) in pool:
+            cached += 1
+        read = cached * block
+        if cap_last:
+            read = min(read, max(0, (len(tokens) - 1) // block * block))
+        sequence = tokens + tuple(request.output_tokens)
+        for count in range(len(sequence) // block, 0, -1):
+            pool[(salt, sequence[: count * block])] = None
+            pool.move_to_end((salt, sequence[: count * block]))
+        while capacity is not None and len(pool) > capacity:
+            pool.popitem(last=False)
+        found.append(read)
+    return found
+
+
+def test_vllm_reads_as_a_pool_keyed_by_whole_prefixes_would() -> None:
+    # Its pool is keyed by a number per (prefix before, block): the same reads as keying it by
+    # the prefix itself, for shared, diverging and salted prompts, with and without eviction.
+    import random
+
+    vllm = facts("vllm")
+    y, z = [1] * vllm.block_size, [2] * vllm.block_size
+    swapped = [Request(y + z + [3]), Request(z + y + [3]), Request(y + z + [4])]
+    assert reads(simulate_vllm(swapped, vllm)) == _vllm_by_prefix(swapped, vllm.block_size, None, vllm.cap_last_token) \
+        == [0, 0, 2 * vllm.block_size]  # a block is cached with the prefix before it, not alone
+    rng = random.Random(7)
+    for _ in range(60):
+        requests, history = [], [rng.randrange(5) for _ in range(rng.randrange(40))]
+        for _ in range(rng.randrange(1, 8)):
+            if rng.random() < 0.3:
+                history = history[: rng.randrange(len(history) + 1)]
+            history = history + [rng.randrange(5) for _ in range(rng.randrange(30))]
+            requests.append(Request(list(history), output_tokens=[rng.randrange(5) for _ in range(rng.randrange(20))],
+                                    routing_key=rng.choice([None, "a", "b"])))
+        capacity = rng.choice([None, 1, 3, 10])
+        assert reads(simulate_vllm(requests, vllm, capacity_blocks=capacity)) == \
+            _vllm_by_prefix(requests, vllm.block_size, capacity, vllm.cap_last_token)
+
+
 # ------------------------------------------------------------------------------------- SGLang
 
 

@@ -31,27 +31,40 @@ def simulate_vllm(
     """
     check_requests(requests)
     block = facts.block_size
-    pool: OrderedDict[tuple[str | None, tuple[int, ...]], None] = OrderedDict()
+    # A block's key stands for its whole prefix, as vLLM's chained hash does: the number
+    # given to (the key of the prefix before it, its own tokens), the first time that pair is
+    # seen. Exact, unlike a hash, and each block is hashed once: keying the pool by the
+    # prefix itself hashed every prefix whole (quadratic in a request's length).
+    numbers: dict[tuple[int, tuple[int, ...]], int] = {}
+    pool: OrderedDict[tuple[str | None, int], None] = OrderedDict()
     usages: list[Usage] = []
+
+    def keys(sequence: tuple[int, ...], salt: str | None) -> list[tuple[str | None, int]]:
+        """The keys of the sequence's full blocks, head first."""
+        found, parent = [], -1
+        for start in range(0, len(sequence) // block * block, block):
+            pair = (parent, sequence[start : start + block])
+            parent = numbers.get(pair, -2)
+            if parent == -2:
+                parent = numbers[pair] = len(numbers)
+            found.append((salt, parent))
+        return found
+
     for request in requests:
         tokens, salt = tuple(request.tokens), request.routing_key
         total = len(tokens)
+        sequence = tokens + tuple(request.output_tokens)
+        blocks = keys(sequence, salt) if prefix_caching else []
         cached_blocks = 0
-        while (
-            prefix_caching
-            and (cached_blocks + 1) * block <= total
-            and ((salt, tokens[: (cached_blocks + 1) * block]) in pool)
-        ):
+        while prefix_caching and (cached_blocks + 1) * block <= total and blocks[cached_blocks] in pool:
             cached_blocks += 1
         read = cached_blocks * block
         if facts.cap_last_token:
             read = min(read, max(0, (total - 1) // block * block))
         if prefix_caching:
-            sequence = tokens + tuple(request.output_tokens)
             # Touch from the tail to the head so the head is most recent: vLLM frees a finished
             # request's blocks in reverse order, so its tail is evicted first.
-            for count in range(len(sequence) // block, 0, -1):
-                key = (salt, sequence[: count * block])
+            for key in reversed(blocks):
                 pool[key] = None
                 pool.move_to_end(key)
             while capacity_blocks is not None and len(pool) > capacity_blocks:
