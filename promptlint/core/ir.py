@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any, Literal
 
 Syntax = Literal["jinja", "mustache", "go", "format", "placeholders", "placeholders", "dollar", "markdown", "json", "python",
@@ -49,18 +49,6 @@ class Position:
 
     line: int
     column: int
-
-
-def _line_index(text: str) -> LineIndex:
-    """The line index of ``text``, shared with the template made last when it is the same
-    string: each prompt of a code file is a template over the whole file (5,000 prompts
-    held 5,000 copies of its line starts)."""
-    global _last_index
-    last = _last_index
-    if last is not None and last.text is text:
-        return last
-    _last_index = found = LineIndex(text)
-    return found
 
 
 class LineIndex:
@@ -89,9 +77,6 @@ class LineIndex:
     @property
     def line_count(self) -> int:
         return len(self._starts)
-
-
-_last_index: LineIndex | None = None
 
 
 @dataclass(frozen=True)
@@ -222,6 +207,9 @@ class Template:
     name: str | None = None
     statements: list[tuple[int, int]] = field(default_factory=list)
     lines: LineIndex = field(init=False, repr=False)
+    # A line index of the same source to share (a code file's prompts are templates over
+    # the whole file: 5,000 prompts held 5,000 copies of its line starts).
+    shared_lines: InitVar[LineIndex | None] = None
     # What `promptlint fix` would do to it, computed once per mode, tokenizer and overrides
     # and asked by every rule (:func:`promptlint.core.fixability.outlook`).
     fix_outlooks: list[tuple[Any, Any]] = field(default_factory=list, init=False, repr=False, compare=False)
@@ -231,8 +219,9 @@ class Template:
     # the draft (:func:`promptlint.core.layout.layout_of`).
     layout: Any = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        self.lines = _line_index(self.source)
+    def __post_init__(self, shared_lines: LineIndex | None) -> None:
+        self.lines = shared_lines if shared_lines is not None and shared_lines.text is self.source \
+            else LineIndex(self.source)
 
     def position(self, offset: int) -> Position:
         return self.lines.position(offset)

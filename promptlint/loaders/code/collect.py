@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from promptlint.core.ir import Block, Segment, Slot, Span, Template, Text
+from promptlint.core.ir import Block, LineIndex, Segment, Slot, Span, Template, Text
 from promptlint.loaders.code.prompts import MIN_PROMPT_TEXT
 
 # ---------------------------------------------------------------------------------------
@@ -84,10 +84,12 @@ def dedupe(prompts: list[Prompt]) -> list[Prompt]:
 def build_template(path: str, syntax: str, source: str, prompts: list[Prompt]) -> Template:
     """The file's template: one sub-template per prompt, and all of them in order."""
     found = [p for p in dedupe(prompts) if literal_size(p.segments) >= MIN_PROMPT_TEXT]
-    parts = [Template(path, syntax, source, p.segments, name=p.name) for p in found]
+    lines = LineIndex(source)  # one index of the file's lines, for it and every prompt in it
+    parts = [Template(path, syntax, source, p.segments, name=p.name, shared_lines=lines) for p in found]
     segments: list[Segment] = []
     for n, part in enumerate(parts):
         if n:
             segments.append(Text(Span(0, 0), "\n\n"))
         segments.extend(part.segments)
-    return Template(path, syntax, source, segments, prompts=parts, statements=[p.statement for p in found])
+    return Template(path, syntax, source, segments, prompts=parts, statements=[p.statement for p in found],
+                    shared_lines=lines)
