@@ -194,11 +194,10 @@ class SuffixTokens:
             self._build()
         if not self._counted or not self._exact:
             return tokens.count(text[:offset], self.encoding)
-        start = 0
-        syncs = self._syncs
-        i = bisect_left(syncs, offset) - 1 if syncs is not None else -1
-        if i >= 0 and offset - syncs[i] <= _SYNC_REACH:  # type: ignore[index]
-            start = syncs[i]  # type: ignore[index]
+        syncs = self._syncs or []  # a counted text has its sync points
+        i = bisect_left(syncs, offset) - 1
+        if i >= 0 and offset - syncs[i] <= _SYNC_REACH:
+            start = syncs[i]
         else:
             if self._piece_starts is None:
                 self._piece_starts = _piece_starts(self._regex, text)
