@@ -663,3 +663,19 @@ def test_simulate_picks_the_model_generation() -> None:
 def test_requests_out_of_time_order_are_rejected() -> None:
     with pytest.raises(CacheModelError, match="backwards"):
         simulate("vllm", None, [Request([1, 2], time=5), Request([1, 2], time=1)])
+
+
+def test_the_longest_shared_prefix_is_the_max_of_every_candidates() -> None:
+    # Candidates no longer than the best so far are skipped, newest first: the answer must be
+    # the plain maximum, for growing, diverging, empty and equal candidates.
+    import random
+
+    from promptlint.providers.base import longest_shared_prefix
+
+    rng = random.Random(11)
+    for _ in range(400):
+        tokens = [rng.randrange(3) for _ in range(rng.randrange(12))]
+        candidates = [[rng.randrange(3) for _ in range(rng.randrange(14))] for _ in range(rng.randrange(6))]
+        candidates += [tokens[: rng.randrange(len(tokens) + 1)] for _ in range(rng.randrange(3))]
+        rng.shuffle(candidates)
+        assert longest_shared_prefix(tokens, candidates) == max((lcp(tokens, c) for c in candidates), default=0)

@@ -239,6 +239,21 @@ def cost(usage: Usage, prices: TokenPrices) -> float:
     )
 
 
+def longest_shared_prefix(tokens: Sequence[int], candidates: Sequence[Sequence[int]]) -> int:
+    """``max(lcp(tokens, c) for c in candidates)``, 0 when there are none.
+
+    Read newest (last) first: a candidate no longer than the best so far cannot share more,
+    and is not compared. In a growing conversation the last request shares the most and every
+    older one is shorter, so a request is compared with one candidate, not all of them."""
+    best = 0
+    for candidate in reversed(candidates):
+        if len(candidate) > best:
+            best = max(best, lcp(tokens, candidate))
+            if best >= len(tokens):
+                break
+    return best
+
+
 def lcp(a: Sequence[int], b: Sequence[int]) -> int:
     """Length of the longest common prefix of two token sequences.
 

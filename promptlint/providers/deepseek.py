@@ -33,14 +33,10 @@ def simulate_deepseek(
         read = 0
         if use_legacy:
             # Legacy mode persists only whole prompts, so every live unit is an earlier prompt.
-            common = max(
-                (
-                    base.lcp(tokens, entry.tokens)
-                    for (unit_partition, _), entry in units.items()
-                    if unit_partition == partition and entry.live(now)
-                ),
-                default=0,
-            )
+            common = base.longest_shared_prefix(tokens, [
+                entry.tokens for (unit_partition, _), entry in units.items()
+                if unit_partition == partition and entry.live(now)
+            ])
             read = common // facts.legacy_unit_tokens * facts.legacy_unit_tokens
         else:
             hit = None
@@ -58,8 +54,10 @@ def simulate_deepseek(
         if not use_legacy:
             new_units.append(tokens + tuple(request.output_tokens))
             for old_partition, old in prompts:
+                if old_partition != partition:
+                    continue  # another partition's prompts persist nothing here
                 common = base.lcp(tokens, old)
-                if old_partition == partition and common > 0:
+                if common > 0:
                     new_units.append(tokens[:common])
             if facts.unit_interval_tokens > 0:
                 full = tokens + tuple(request.output_tokens)

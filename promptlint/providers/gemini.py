@@ -38,8 +38,7 @@ def simulate_gemini_implicit(
     usages: list[Usage] = []
     for request in requests:
         now, tokens = request.time, tuple(request.tokens)
-        recent = (old for sent, old in history if sent + window > now)
-        common = max((base.lcp(tokens, old) for old in recent), default=0)
+        common = base.longest_shared_prefix(tokens, [old for sent, old in history if sent + window > now])
         if common < facts.min_cacheable_tokens:
             common = 0
         expected = common * probability

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from promptlint.providers.base import Provider, Request, Usage, check_requests, lcp
+from promptlint.providers.base import Provider, Request, Usage, check_requests, longest_shared_prefix
 from promptlint.providers.table import ProviderFacts
 
 
@@ -29,7 +29,7 @@ def simulate_sglang(
     for request in requests:
         tokens, salt = tuple(request.tokens), request.routing_key
         total = len(tokens)
-        common = max((lcp(tokens, seq) for s, seq in tree if s == salt), default=0)
+        common = longest_shared_prefix(tokens, [seq for s, seq in tree if s == salt])
         if facts.cap_last_token:
             common = min(common, max(0, total - 1))
         read = common // page * page
