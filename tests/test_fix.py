@@ -275,6 +275,44 @@ def test_the_proof_accepts_a_real_move_and_refuses_broken_ones() -> None:
     assert any("did not grow" in p for p in prove(template, template.source + " "))
 
 
+def _nested(depth: int, body: str, syntax: str = "jinja") -> str:
+    if syntax == "jinja":
+        opens = "".join(f"{{% for item{i} in group{i}.items %}}\n" for i in range(depth))
+        return opens + body + "{% endfor %}\n" * depth
+    opens = "".join(f"{{{{#group{i}}}}}\n" for i in range(depth))
+    return opens + body + "".join(f"{{{{/group{i}}}}}\n" for i in reversed(range(depth)))
+
+
+@pytest.mark.parametrize("syntax", ["jinja", "mustache"])
+def test_the_proof_catches_a_line_moved_to_an_outer_loop(syntax: str) -> None:
+    # Five loops deep, where every loop still renders twice: the line moved from the
+    # innermost loop's body to the one around it renders half as often.
+    from promptlint.fix.render import render_ir, render_jinja
+
+    inner = "Keep this line inside.\n"
+    source = _nested(5, inner, syntax) + f"\n{RULES}\n"
+    moved = _nested(4, _nested(1, "", syntax) + inner, syntax) + f"\n{RULES}\n"
+    template = load_text("p", source, syntax)
+    first = render_jinja([source], 1, "s", False)[0][0] if syntax == "jinja" else render_ir(template, 0, "s")
+    assert first.count("Keep this line inside.") == 2 ** 5
+    assert any("rendered lines differ with value set 1" in p for p in prove(template, moved))
+
+
+@pytest.mark.parametrize("syntax", ["jinja", "mustache"])
+def test_deeply_nested_loops_render_a_bounded_number_of_bodies(syntax: str) -> None:
+    from promptlint.fix.render import TWICE_DEPTH, render_ir, render_jinja
+
+    source = _nested(20, "Body {{ item19.name }}.\n" if syntax == "jinja" else "Body {{name}}.\n", syntax)
+    template = load_text("p", source, syntax)
+    first = render_jinja([source], 1, "s", False)[0][0] if syntax == "jinja" else render_ir(template, 0, "s")
+    assert first.count("Body ") == 2 ** TWICE_DEPTH  # not 2 ** 20
+    # And the fix of a clock before such loops is proved (it rendered 2^20 bodies, 13 s, before).
+    clocked = f"Now: {{{{ now() }}}}\n\n{RULES}\n\n{source}" if syntax == "jinja" else \
+        f"Now: {{{{current_time}}}}\n\n{RULES}\n\n{source}"
+    result = plan(clocked, syntax)
+    assert result.changed and not result.problems
+
+
 def test_the_proof_renders_values_the_template_cannot_take_from_the_ir() -> None:
     source = f"{{% if user.age > 3 %}}Adult {{{{ user.name }}}}{{% endif %}}\n\n{RULES}\n"
     assert fixed(source).startswith("Rule 1")

@@ -15,18 +15,43 @@ from typing import Any
 from promptlint.core.ir import RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
 
 
+# Loops nested deeper than this iterate once in the proof's renders, not twice: a body's
+# lines still render, and the work stays bounded (20 nested loops rendered 2^20 bodies, 13 s
+# for a 7 KB template). A line moved in or out of a loop is still caught above this depth.
+TWICE_DEPTH = 6
+
+
+class _Loops:
+    """How many loops over generated values are open in one render."""
+
+    def __init__(self) -> None:
+        self.open = 0
+
+    def items(self, value: _Value) -> Iterator[_Value]:
+        twice = self.open < TWICE_DEPTH
+        self.open += 1
+        try:
+            yield value[0]
+            if twice:
+                yield value[1]
+        finally:
+            self.open -= 1
+
+
 class _Value:
     """A template value for the rendering proof: prints its own path, has every
-    attribute, iterates to two items (none when falsy), and can be called."""
+    attribute, iterates to two items (none when falsy; one when nested deeper than
+    ``TWICE_DEPTH`` loops), and can be called."""
 
     unsafe_callable = False
     alters_data = False
     jinja_pass_arg = None
 
-    def __init__(self, path: str, salt: str, truthy: bool = True) -> None:
+    def __init__(self, path: str, salt: str, truthy: bool = True, loops: _Loops | None = None) -> None:
         self._path = path
         self._salt = salt
         self._truthy = truthy
+        self._loops = loops or _Loops()
 
     def __str__(self) -> str:
         return f"{self._path}~{self._salt}"
@@ -34,18 +59,18 @@ class _Value:
     def __getattr__(self, name: str) -> _Value:
         if name.startswith("_"):
             raise AttributeError(name)
-        return _Value(f"{self._path}.{name}", self._salt, self._truthy)
+        return _Value(f"{self._path}.{name}", self._salt, self._truthy, self._loops)
 
     def __getitem__(self, key: object) -> _Value:
         if isinstance(key, str):
             return self.__getattr__(key)
-        return _Value(f"{self._path}[{key}]", self._salt, self._truthy)
+        return _Value(f"{self._path}[{key}]", self._salt, self._truthy, self._loops)
 
     def __call__(self, *args: object, **kwargs: object) -> _Value:
-        return _Value(f"{self._path}()", self._salt, self._truthy)
+        return _Value(f"{self._path}()", self._salt, self._truthy, self._loops)
 
     def __iter__(self) -> Iterator[_Value]:
-        return iter([self[0], self[1]] if self._truthy else [])
+        return self._loops.items(self) if self._truthy else iter([])
 
     def __len__(self) -> int:
         return 2 if self._truthy else 0
@@ -84,12 +109,13 @@ _CLOCK_NAMES = frozenset({"now", "utcnow", "today", "datetime", "current_time", 
 def _jinja_values(names: Iterable[str], round_: int, salt: str, abstract_clock: bool) -> dict[str, Any]:
     rng = random.Random(f"{salt}-{round_}")
     values: dict[str, Any] = {}
+    loops = _Loops()  # one render's
     for name in sorted(names):
         truthy = True if round_ == 0 else (False if round_ == 1 else rng.random() < 0.6)
         if name in _CLOCK_NAMES and not abstract_clock:
             values[name] = _Clock(2026, 11, 30 - round_ % 3, 14, 3 + round_, 27 + round_)
         else:
-            values[name] = _Value(name, f"{salt}{round_}", truthy)
+            values[name] = _Value(name, f"{salt}{round_}", truthy, loops)
     return values
 
 
@@ -141,7 +167,8 @@ def _closes_at_end(text: str) -> bool:
 
 def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: bool = False) -> str:
     """Render a template from its IR with random values: the same value for the same
-    slot source, every loop twice (or never), every condition by one random draw per
+    slot source, every loop twice (once nested deeper than ``TWICE_DEPTH`` loops, or
+    never), every condition by one random draw per
     expression. Used for syntaxes without a renderer here (Mustache, format, ``${}``).
     ``abstract_clock`` (the proof of unsafe rewrites) keys slots without their format
     string and loops by their collection (:func:`collection_key`), so that what a clock
@@ -157,7 +184,7 @@ def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: b
 
     out: list[str] = []
 
-    def visit(segments: list[Segment], scope: str) -> None:
+    def visit(segments: list[Segment], scope: str, loops: int = 0) -> None:
         for seg in segments:
             if isinstance(seg, Text):
                 out.append(seg.text)
@@ -182,19 +209,19 @@ def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: b
                         branches[-1].append(inner)
                 if seg.kind in ("for", "each", "section"):
                     if truth(key):
-                        for i in range(2):
-                            visit(branches[0], f"{scope}[{key}:{i}]")
+                        for i in range(2 if loops < TWICE_DEPTH else 1):
+                            visit(branches[0], f"{scope}[{key}:{i}]", loops + 1)
                     elif len(branches) > 1:
-                        visit(branches[-1], scope)
+                        visit(branches[-1], scope, loops)
                 elif seg.kind in ("inverted", "unless"):
-                    visit(branches[0] if not truth(key) else (branches[1] if len(branches) > 1 else []), scope)
+                    visit(branches[0] if not truth(key) else (branches[1] if len(branches) > 1 else []), scope, loops)
                 elif seg.kind == "if":
                     for condition, branch in zip(conditions, branches):
                         if not condition or truth(condition):
-                            visit(branch, scope)
+                            visit(branch, scope, loops)
                             break
                 else:
-                    visit(seg.body, scope)
+                    visit(seg.body, scope, loops)
 
     visit(template.segments, "")
     return "".join(out)
