@@ -73,6 +73,33 @@ def test_sarif_reports_unreadable_files_as_failed_execution(run_cli, write, sari
     assert "bad.j2" in invocation["toolExecutionNotifications"][0]["message"]["text"]
 
 
+def _apply(text: str, change: dict) -> str:
+    for replacement in sorted(change["replacements"], key=lambda r: -r["deletedRegion"]["charOffset"]):
+        start = replacement["deletedRegion"]["charOffset"]
+        end = start + replacement["deletedRegion"]["charLength"]
+        text = text[:start] + replacement["insertedContent"]["text"] + text[end:]
+    return text
+
+
+def test_sarif_fixes_of_a_long_file_of_recurring_lines_rewrite_it_as_fix_does(run_cli, write, sarif_schema):
+    # Over 200 lines, where difflib's junk heuristic applies: the blank lines and the clock
+    # line recur all through the file, and the replacements still give fix's text.
+    sections = [f"## Rule {i}\n\nAlways answer question {i} with care and cite the policy.\n\nNow: {CLOCK}\n\n"
+                f"Session: {{{{ session_id_{i} }}}}\n\n" for i in range(60)]
+    path = write("long.j2", "".join(sections) + "Answer in English.\n")
+    _, log = _sarif(run_cli, str(path), "--select", "PC101")
+    jsonschema.validate(log, sarif_schema)
+    results = log["runs"][0]["results"]
+    assert len(results) >= 60  # the clock once (it is written 60 times), each session id
+    changes = [r["fixes"][0]["artifactChanges"] for r in results]
+    assert all(c == changes[0] for c in changes)  # one fix for the file, on each of its findings
+    (change,) = changes[0]
+    fixed = _apply(path.read_text(), change)
+    assert run_cli("fix", str(path)).exit_code in (0, 1)
+    assert fixed == path.read_text() and fixed.count(f"Now: {CLOCK}") == 60
+    assert len(change["replacements"]) >= 60  # each value's lines taken out where they stood, not one block
+
+
 def test_github_annotations_escape_and_map_levels(run_cli, write, long_rules):
     path = write("a, b.j2", f"Now: {CLOCK}\n{long_rules}\n")
     result = run_cli("check", "--format", "github", str(path))

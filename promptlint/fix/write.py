@@ -26,7 +26,6 @@ What a demanding user expects to be kept, and how:
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import re
 import signal
@@ -34,6 +33,8 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+
+from promptlint.fix import linediff
 
 try:
     import fcntl
@@ -60,7 +61,7 @@ def unified_diff(path: str, old: str, new: str) -> str:
         return lines
 
     shown = path.lstrip("/")  # `a/tmp/x.j2`, as git writes an absolute path's diff
-    return "".join(difflib.unified_diff(split(old), split(new), f"a/{shown}", f"b/{shown}"))
+    return linediff.unified_diff(split(old), split(new), f"a/{shown}", f"b/{shown}")
 
 
 def temp_name_pattern(name: str) -> re.Pattern[str]:
