@@ -221,6 +221,8 @@ def _check_file(
         if template.syntax in CODE_SYNTAXES and not template.prompts:
             raise SkippedCode(None)
         checked = _check_template(template, config)
+        if config.prove_fixes:
+            _plan_fixed_source(checked)
         if cache is not None and key is not None and not checked.has_includes and checked.result is not None:
             cache.put(key, {"file": checked.result.to_json(),
                             "findings": [f.to_json() for f in checked.result.findings]})
@@ -241,6 +243,23 @@ def _check_file(
         return FileResult(path=path, error=str(exc)), None
     assert checked.result is not None
     return checked.result, checked
+
+
+def _plan_fixed_source(checked: CheckedFile) -> None:
+    """The text ``promptlint fix`` would write to a file with a fixable finding (SARIF's
+    fixes), proved as fix proves it, on the template and outlook the check already has."""
+    result = checked.result
+    if result is None or not any(f.fixable for f in result.findings):
+        return
+    from promptlint.fix import bounds
+    from promptlint.fix.plan import plan_fix
+
+    result.fix_planned = True
+    if bounds.refusal(checked.path, os.path.realpath(checked.path)) is not None:
+        return  # fix would not write it: a link out of the project
+    plan = plan_fix(checked.template, checked.config)
+    if plan.changed:
+        result.fix_texts = (checked.template.source, plan.new_source)
 
 
 def _not_a_body(path: str, syntax: str | None, exc: LoadError) -> bool:

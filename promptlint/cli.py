@@ -171,6 +171,7 @@ def check(
         hook=hook,
         # Only JSON and SARIF say whether a finding is fixable: the other reports skip planning it.
         plan_fixes=output_format in ("json", "sarif"),
+        prove_fixes=output_format == "sarif",
     )
     if changed_since is not None:
         from promptlint import changed
@@ -246,9 +247,15 @@ def _fixed_sources(report: object) -> dict[str, tuple[str, str]]:
         return {}
     from promptlint.fix import fix_file
 
+    planned = {result.path: result for result in report.files if result.fix_planned}
     fixed = {}
     for path in paths:
-        result = fix_file(path, write=False)
+        if path in planned:  # planned and proved by the check, on the template it parsed
+            texts = planned[path].fix_texts
+            if texts is not None:
+                fixed[path] = texts
+            continue
+        result = fix_file(path, write=False)  # a cached result, or fixable by a rule that reads several files
         if result.changed and result.old_source is not None and result.new_source is not None:
             fixed[path] = (result.old_source, result.new_source)
     return fixed

@@ -98,6 +98,10 @@ class Config:
     # fixes them. The text report does not show it, and planning the fix is half a check's
     # time; JSON, SARIF and the Python API do.
     plan_fixes: bool = True
+    # Set by the command line for SARIF (not a config key): a file with a fixable finding
+    # is also given its proved rewrite (`FileResult.fixed_source`), planned on the template
+    # the check parsed (whose fix outlook it has) and, with -j, in the worker that checked it.
+    prove_fixes: bool = False
 
     @property
     def target_model(self) -> str:
@@ -147,7 +151,7 @@ class Config:
 
 
 _KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends",
-                                                                "plan-fixes"}
+                                                                "plan-fixes", "prove-fixes"}
 _ASSEMBLY_KEYS = {"order", "files", "root", "volatile", "stable"}
 
 

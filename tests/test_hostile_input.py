@@ -55,6 +55,17 @@ def test_files_over_the_size_limit_are_skipped_with_a_warning(run_cli, tmp_path)
     assert json.loads(result.stdout)["files"][0]["tokens"] > 0
 
 
+def test_fix_reads_a_file_under_the_configured_size_limit_as_check_does(run_cli, tmp_path):
+    rules = "\n".join(f"Rule {i}: answer politely and cite the handbook." for i in range(40))
+    (tmp_path / "a.j2").write_text(f"Now: {{{{ now() }}}}\n\n{rules}\n")
+    (tmp_path / "promptlint.toml").write_text('max-file-size = "1KB"\n')
+    refused = run_cli("fix", "--diff", str(tmp_path / "a.j2"))
+    # The config's limit, not the 2 MB default; skipped with a warning, as check skips it.
+    assert "over the 1,000-byte limit" in refused.stdout + refused.stderr and refused.exit_code == 0
+    (tmp_path / "promptlint.toml").write_text('max-file-size = "4KB"\n')
+    assert "would change" in run_cli("fix", "--diff", str(tmp_path / "a.j2")).stdout
+
+
 @pytest.mark.parametrize("value", ['"lots"', "-1", "true", "[1]"])
 def test_a_badly_typed_size_limit_is_a_config_error(run_cli, tmp_path, value):
     (tmp_path / "promptlint.toml").write_text(f"max-file-size = {value}\n")

@@ -94,6 +94,10 @@ class FileResult:
     error: str | None = None
     findings: list[Finding] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    # Not in the JSON contract. Whether the check planned this file's fix (``Config.prove_fixes``),
+    # and then (the text as checked, the text the proved fix writes); None when it writes nothing.
+    fix_planned: bool = field(default=False, repr=False, compare=False)
+    fix_texts: tuple[str, str] | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -23,7 +23,9 @@ class FixResult:
     path: str
     changed: bool = False
     written: bool = False
-    diff: str = ""
+    # (the path as shown, the old text, the new text) of the change: its unified diff is
+    # made when asked for (``diff``), as only `--diff` shows it.
+    diff_of: tuple[str, str, str] | None = field(default=None, repr=False)
     # The file's text and the text the fix writes (or would write), when it changes.
     old_source: str | None = None
     new_source: str | None = None
@@ -40,6 +42,13 @@ class FixResult:
     cost_basis: str | None = None
     # The file could not be read or parsed (exit 2); nothing else is set then.
     error: str | None = None
+    # Why the file was not read at all (over `max-file-size`): a warning, as check says it.
+    skipped: str | None = None
+
+    @property
+    def diff(self) -> str:
+        """The change as a unified diff ("" when there is none)."""
+        return "" if self.diff_of is None else unified_diff(*self.diff_of)
 
 
 # What a file's result reports of its plan as it is.
@@ -102,13 +111,15 @@ def _plan_file(
     from promptlint.api import _describe, _syntax_for, config_for_file
     from promptlint.config import ConfigError
     from promptlint.core import tokens
-    from promptlint.loaders import load_bytes, read_bytes
+    from promptlint.loaders import FileTooLarge, load_bytes, read_bytes
 
     try:
-        original_bytes = read_bytes(path)
         config = config_for_file(path, config, model=model, provider=provider)
+        original_bytes = read_bytes(path, config.max_file_size)  # the limit check reads with
         template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax), prompt_names=config.prompt_names)
         plan = plan_fix(template, config, unsafe)
+    except FileTooLarge as exc:
+        return FixResult(path, skipped=exc.message), None
     except ConfigError as exc:
         return FixResult(path, error=str(exc)), None
     except LoadError as exc:
@@ -129,7 +140,7 @@ def _plan_file(
     if refused is not None:
         # Bad input, as an unreadable file is (exit 2): the fix is there, the place is not.
         return FixResult(path, error=refused), None
-    result.diff = unified_diff(path, template.source, plan.new_source)
+    result.diff_of = (path, template.source, plan.new_source)
     result.old_source, result.new_source = template.source, plan.new_source
     data = (b"\xef\xbb\xbf" if template.has_bom else b"") + plan.new_source.encode("utf-8")
     return result, _Pending(result, target, data, original_bytes, shown=path)
@@ -172,7 +183,9 @@ def fix_paths(
     folders = [p for p in paths if os.path.isdir(p)]
     planned = [_plan_file(path, explicit, syntax, unsafe, model, provider, folders) for path in files]
     planned += _plan_assembly_orders(files, explicit, folders)
-    report.files = [result for result, _ in planned]
+    # A file over the size limit is skipped with a warning, as check skips it.
+    report.warnings += [f"{result.path}: {result.skipped}" for result, _ in planned if result.skipped]
+    report.files = [result for result, _ in planned if not result.skipped]
     if write:
         for _, pending in planned:
             if pending is not None:
@@ -223,6 +236,6 @@ def _plan_assembly_orders(
             planned.append((FixResult(shown, error=refused), None))
             continue
         result.changed, result.moved = True, plan.moved
-        result.diff = unified_diff(shown, plan.old_text, plan.new_text)
+        result.diff_of = (shown, plan.old_text, plan.new_text)
         planned.append((result, _Pending(result, str(config_path), plan.new_text, plan.old_text.encode("utf-8"), shown)))
     return planned

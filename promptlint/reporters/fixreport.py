@@ -84,8 +84,9 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
         console.print(Text("    ") + Text(line, style="dim"))
     for line in result.problems:
         console.print(Text("    not written: ", style="bold red") + Text(line))
-    if show_diff and result.diff:
-        console.print(_diff(result.diff), end="")
+    diff = result.diff if show_diff else ""
+    if diff:
+        console.print(_diff(diff), end="")
 
 
 def moved_something(report: FixReport) -> bool:
