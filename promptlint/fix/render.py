@@ -130,8 +130,9 @@ def render_jinja(sources: Sequence[str], rounds: int, salt: str, abstract_clock:
         names: set[str] = set()
         compiled = []
         for source in sources:
-            names |= meta.find_undeclared_variables(env.parse(source))
-            compiled.append(env.from_string(source))
+            parsed = env.parse(source)  # once: compiled from the tree the names were read from
+            names |= meta.find_undeclared_variables(parsed)
+            compiled.append(env.from_string(parsed))
         return [
             [t.render(_jinja_values(names, r, salt, abstract_clock)) for r in range(rounds)] for t in compiled
         ]
