@@ -27,7 +27,15 @@ from promptlint.config import Config, ConfigError
 from promptlint.core.findings import FileResult, Finding, Report, one_line, severity_rank
 from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
 from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
-from promptlint.project import CachedFile, CheckedFile, Project, extends_resolver, include_problem, include_resolver
+from promptlint.project import (
+    CachedFile,
+    CheckedFile,
+    Project,
+    extends_resolver,
+    include_problem,
+    include_resolver,
+    includes_others,
+)
 from promptlint.resultcache import ResultCache
 from promptlint.targets import PathArg, Paths, as_paths, gather
 
@@ -175,6 +183,13 @@ def check_file(path: PathArg, config: Config | None = None, syntax: str | None =
     return result
 
 
+class _Deferred(Exception):
+    """A file that includes or extends others, met in a worker process: it is checked in
+    the run's own process instead, where the rules that read several files read it whole
+    and its included files are loaded once for the run (checked in a worker, it was
+    checked again there, each of its includes resolved anew)."""
+
+
 class SkippedCode(Exception):
     """A code file that builds no prompt (``reason`` None) or does not parse (``reason``):
     not a prompt file. A folder walk skips it (the second with a warning); a file named on
@@ -197,7 +212,11 @@ def _check_file(
     options: dict[str, Any],
     project: Project | None = None,
     cache: ResultCache | None = None,
+    defer_includers: bool = False,
 ) -> tuple[FileResult, CheckedFile | None]:
+    """One file's result, and the file as checked (None when it could not be). With
+    ``defer_includers`` (a worker process), a file that includes or extends others raises
+    :class:`_Deferred` once parsed, to be checked where the run's project is."""
     try:
         config = config_for_file(path, config, project, **options)
         chosen, evidence = _syntax_source(path, config, syntax)
@@ -220,6 +239,8 @@ def _check_file(
         template = _set_role(load_bytes(path, data, chosen, evidence, config.prompt_names), config)
         if template.syntax in CODE_SYNTAXES and not template.prompts:
             raise SkippedCode(None)
+        if defer_includers and includes_others(template):
+            raise _Deferred
         checked = _check_template(template, config)
         if config.prove_fixes:
             _plan_fixed_source(checked)
@@ -356,7 +377,7 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
     levels: list[str] = []
     files, explicit = targets.files, targets.explicit
     if jobs > 1 and len(files) >= 2 * jobs:
-        checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs)
+        checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs, project)
     else:
         if len(files) > 1:
             tokens.expect_text(_total_size(files))
@@ -427,11 +448,11 @@ _Checked = tuple[str, "FileResult | str | _Skip", "CheckedFile | None"]
 
 def _check_or_skip(
     path: str, explicit: Config | None, syntax: str | None, options: dict[str, Any], project: Project | None,
-    cache: ResultCache | None,
+    cache: ResultCache | None, defer_includers: bool = False,
 ) -> _Checked:
     """One file's result, or why it was skipped (a file over the size limit)."""
     try:
-        result, checked = _check_file(path, explicit, syntax, options, project, cache)
+        result, checked = _check_file(path, explicit, syntax, options, project, cache, defer_includers)
     except FileTooLarge as exc:
         return path, exc.message, None
     except SkippedCode as exc:
@@ -448,19 +469,24 @@ def _init_worker(explicit: Config | None, syntax: str | None, options: dict[str,
     _worker_setup = (explicit, syntax, options, ResultCache(cache_folder) if cache_folder is not None else None)
 
 
-def _check_in_worker(path: str) -> tuple[FileResult | str | _Skip, bool]:
+def _check_in_worker(path: str) -> FileResult | str | _Skip | None:
+    """A file's result; None for a file that includes others (see :class:`_Deferred`)."""
     assert _worker_setup is not None
     explicit, syntax, options, cache = _worker_setup
-    _, result, checked = _check_or_skip(path, explicit, syntax, options, None, cache)
-    return result, checked is not None and checked.has_includes
+    try:
+        return _check_or_skip(path, explicit, syntax, options, None, cache, defer_includers=True)[1]
+    except _Deferred:
+        return None
 
 
 def _check_in_processes(
     files: list[str], explicit: Config | None, syntax: str | None, options: dict[str, Any],
-    cache: ResultCache | None, jobs: int,
+    cache: ResultCache | None, jobs: int, project: Project,
 ) -> Iterable[_Checked]:
     """Single-file results from worker processes, in order. Rules that read several files
-    run afterwards in this process, which loads a file again only if they ask for it."""
+    run afterwards in this process, which loads a file again only if they ask for it; its
+    includes are then resolved in the run's ``project``, each included file loaded once
+    (with a project of its own, each of 300 templates loaded the 300 partials it includes)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -479,12 +505,15 @@ def _check_in_processes(
                              initargs=(explicit, syntax, options, cache.folder if cache else None)) as pool:
         # Each chunk's results are taken in while the workers go on with the next ones.
         outcomes = pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
-        for path, (result, has_includes) in zip(files, outcomes, strict=True):
+        for path, result in zip(files, outcomes, strict=True):
+            if result is None:  # it includes others: checked here, while the workers go on
+                yield _check_or_skip(path, explicit, syntax, options, project, cache)
+                continue
             if isinstance(result, str | _Skip) or result.error:
                 yield path, result, None
                 continue
-            yield path, result, _reloadable(path, config_for_file(path, explicit, None, **options), syntax, result,
-                                            has_includes)
+            yield path, result, _reloadable(path, config_for_file(path, explicit, project, **options), syntax, result,
+                                            False)
 
 
 def _reloadable(path: str, config: Config, syntax: str | None, result: FileResult, has_includes: bool) -> CachedFile:

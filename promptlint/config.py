@@ -461,6 +461,8 @@ class _Lookups:
     folders: dict[str, Path] = field(default_factory=dict)
     # (id of a config, options) -> (that config, it with the options applied).
     with_options: dict[tuple[int, tuple[tuple[str, Any], ...]], tuple[Config, Config]] = field(default_factory=dict)
+    # Other lookups of the run's own (see :func:`run_lookups`), by name.
+    named: dict[str, dict[Any, Any]] = field(default_factory=dict)
 
 
 # Inside :func:`one_lookup_per_folder` (a run asks for every file's config, up through
@@ -478,6 +480,13 @@ def one_lookup_per_folder() -> Iterator[None]:
         yield
     finally:
         _RUN_LOOKUPS.reset(token)
+
+
+def run_lookups(name: str) -> dict[Any, Any] | None:
+    """A dict the current run (:func:`one_lookup_per_folder`) keeps under ``name``, for
+    what it needs to look up once (include paths resolved); None outside a run."""
+    run = _RUN_LOOKUPS.get()
+    return None if run is None else run.named.setdefault(name, {})
 
 
 def find_for(directory: Path) -> Config:

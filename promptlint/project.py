@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from promptlint.core import tokens
+from promptlint import config as config_mod
 from promptlint.config import Config
 from promptlint.core.findings import FileResult, Finding
 from promptlint.core.ir import Segment, Tag, Template
@@ -40,9 +41,13 @@ class CheckedFile:
         loaded template is not edited."""
         found = self.__dict__.get("_includes_walked")
         if found is None:
-            found = self.__dict__["_includes_walked"] = any(
-                isinstance(s, Tag) and s.tag in ("include", "partial", "extends") for s in self.template.walk())
+            found = self.__dict__["_includes_walked"] = includes_others(self.template)
         return bool(found)
+
+
+def includes_others(template: Template) -> bool:
+    """Whether a template includes or extends other files."""
+    return any(isinstance(s, Tag) and s.tag in ("include", "partial", "extends") for s in template.walk())
 
 
 class CachedFile(CheckedFile):
@@ -141,12 +146,28 @@ class Project:
 def project_root(path: str, config: Config) -> Path:
     """The folder no include may leave: the config's, else the git repository's."""
     if config.path is not None:
-        return config.path.parent.resolve()
-    here = Path(path).resolve().parent
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return here
+        return _real(config.path.parent)[0]
+    here = _real(Path(path))[0].parent
+    known = config_mod.run_lookups("git roots")
+    if known is not None and here in known:
+        return known[here]  # type: ignore[no-any-return]
+    root = next((folder for folder in (here, *here.parents) if (folder / ".git").exists()), here)
+    if known is not None:
+        known[here] = root
+    return root
+
+
+def _real(path: Path) -> tuple[Path, bool]:
+    """``path`` resolved, and whether that is a file; within a run each path is resolved
+    once (300 templates that include the same 300 partials resolved them 90,000 times)."""
+    known = config_mod.run_lookups("real paths")
+    if known is not None and path in known:
+        return known[path]  # type: ignore[no-any-return]
+    real = path.resolve()
+    found = (real, real.is_file())
+    if known is not None:
+        known[path] = found
+    return found
 
 
 _PARTIAL_SUFFIXES = ("", ".mustache", ".hbs", ".handlebars", ".j2", ".jinja", ".jinja2", ".md", ".txt")
@@ -160,12 +181,12 @@ def resolve_include(checked: CheckedFile, tag: Tag, root: Path | None = None) ->
     if not tag.target:
         return None
     root = root or project_root(checked.path, checked.config)
-    here = Path(checked.path).resolve().parent
+    here = _real(Path(checked.path))[0].parent
     suffixes = _PARTIAL_SUFFIXES if tag.tag == "partial" else ("",)
     for base in (here, root):
         for suffix in suffixes:
-            candidate = (base / (tag.target + suffix)).resolve()
-            if candidate.is_file():
+            candidate, is_file = _real(base / (tag.target + suffix))
+            if is_file:
                 return candidate if candidate.is_relative_to(root) else None
     return None
 
@@ -176,11 +197,11 @@ def include_problem(checked: CheckedFile, tag: Tag) -> str | None:
     if not tag.target or resolve_include(checked, tag) is not None:
         return None
     root = project_root(checked.path, checked.config)
-    here = Path(checked.path).resolve().parent
+    here = _real(Path(checked.path))[0].parent
     suffixes = _PARTIAL_SUFFIXES if tag.tag == "partial" else ("",)
     for base in (here, root):
         for suffix in suffixes:
-            if (base / (tag.target + suffix)).resolve().is_file():
+            if _real(base / (tag.target + suffix))[1]:
                 return f"`{tag.target}` is outside the project root {root}: its content was not checked"
     return f"`{tag.target}` not found beside the file or under {root}: its content was not checked"
 

@@ -65,7 +65,9 @@ def check_project(project: Project) -> Iterator[Finding]:
             assert isinstance(tag, Tag)
             after = checked.analysis.stable_tokens_after(tag)
             severity = severity_for(vol, after, checked.analysis.tokens)
-            fixable, why_not = fix_status(checked.template, unit, checked.config.overrides, analysis=checked.analysis)
+            # As RuleContext.fix_status: asked only where the report says it (JSON, SARIF).
+            fixable, why_not = (fix_status(checked.template, unit, checked.config.overrides, analysis=checked.analysis)
+                                if checked.config.plan_fixes else (False, None))
             included = project.is_checked(origin.source.path)
             where = f"{(included or origin.source).path}:{origin.line}"
             yield _finding(

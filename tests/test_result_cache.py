@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
 from promptlint.resultcache import ResultCache
@@ -94,6 +95,37 @@ def test_parallel_jobs_report_exactly_what_one_job_does(run_cli):
     assert one.exit_code == two.exit_code == 1
     assert json.loads(one.stdout) == json.loads(two.stdout)
     assert len(json.loads(two.stdout)["files"]) > 100
+
+
+def test_parallel_jobs_analyse_each_include_once_and_report_what_one_job_does(run_cli, tmp_path, monkeypatch):
+    # 20 templates that each include the same 10 partials (two of them volatile, one that
+    # includes another), and a child that extends one of them.
+    rules = "\n".join(f"Rule {i}: answer politely and cite the handbook section." for i in range(12))
+    (tmp_path / "partials").mkdir()
+    for i in range(10):
+        body = "Now: {{ now() }}" if i == 3 else '{% include "partials/p0.j2" %}' if i == 7 else f"Part {i}."
+        (tmp_path / "partials" / f"p{i}.j2").write_text(f"{body}\n{rules}\n")
+    for k in range(20):
+        includes = "".join(f'{{% include "partials/p{i}.j2" %}}\n' for i in range(10))
+        (tmp_path / f"t{k:02d}.j2").write_text(f"{{% block body %}}{includes}{{% endblock %}}\n{rules}\n")
+    (tmp_path / "child.j2").write_text('{% extends "t00.j2" %}{% block body %}Hello {{ user.name }}.{% endblock %}\n')
+    one = run_cli("check", str(tmp_path), "--format", "json", "--no-cache", "-j", "1")
+    two = run_cli("check", str(tmp_path), "--format", "json", "--no-cache", "-j", "2")
+    assert one.exit_code == two.exit_code == 1
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    assert any(f["rule"] == "PC104" for f in json.loads(two.stdout)["findings"])
+    import promptlint.core.analysis as analysis
+
+    analysed: list[str] = []
+    real = analysis.analyze
+    monkeypatch.setattr(analysis, "analyze", lambda template, *a, **k: analysed.append(template.path) or real(template, *a, **k))
+    assert run_cli("check", str(tmp_path), "--no-cache", "-j", "2").exit_code == 1
+    # In this process: each file that includes or extends others once (it was twice), and
+    # each partial at most twice (once as included, once for its own findings), not once
+    # per file that includes it (20 times).
+    counts = Counter(Path(p).name for p in analysed)
+    assert all(counts[f"t{k:02d}.j2"] == 1 for k in range(20)) and counts["child.j2"] == 1
+    assert all(counts[f"p{i}.j2"] <= 2 for i in range(10))
 
 
 def test_jobs_must_be_positive(run_cli, write):
