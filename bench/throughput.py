@@ -17,7 +17,8 @@ raises ``max-file-size`` so that it is read).
 Printed, each in fresh processes: the floor (read every file and tokenise it once with
 tiktoken's o200k_base, loaded by tiktoken itself), ``promptlint check --no-cache -j 1`` and
 ``-j 2`` with the text report, the same with ``--format json`` (which also plans each
-finding's fix, to say whether it is fixable), and, when Tryaii's cachelint is installed in
+finding's fix, to say whether it is fixable) and ``--format sarif`` (which also proves the
+fix of each fixable file, to offer it), and, when Tryaii's cachelint is installed in
 the peers venv (see bench/peers.py), cachelint over the files it accepts (all but the
 request bodies) with ``promptlint check -j 1`` on those same files next to it. Each line
 gives wall time, files/s, MB/s, the ratio to the floor and the peak RSS of the largest
@@ -266,9 +267,10 @@ def main() -> None:
         floor_run = measure([*python_command(), "-c", _FLOOR_DRIVER, str(bpe), str(listing)])
         floor = float(floor_run["wall"])
         print(_line("floor: tiktoken read + tokenise", floor_run, len(paths), mb, None))
-        # The text report (what `promptlint check` prints), and JSON, which also plans each
-        # finding's fix to say whether it is fixable (as SARIF does).
-        for output, label in (("text", ""), ("json", " --format json")):
+        # The text report (what `promptlint check` prints); JSON, which also plans each
+        # finding's fix to say whether it is fixable; SARIF, which also proves each fixable
+        # file's fix, to offer it (what code scanning uploads).
+        for output, label in (("text", ""), ("json", " --format json"), ("sarif", " --format sarif")):
             for jobs in args.jobs:
                 argv = [*promptlint_command(), "check", "--no-cache", "--format", output,
                         "--config", str(config), "-j", str(jobs), str(folder)]
