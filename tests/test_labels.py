@@ -98,6 +98,19 @@ def test_label_before_reads_the_line_or_the_heading_above() -> None:
     assert label_before(source, 0) is None
 
 
+def test_a_long_line_is_labelled_as_a_short_one() -> None:
+    # Past the window a label is read from (a long line's values are not each read from
+    # the line's start): the same labels, and words far back still count as words.
+    filler = "Some words here. " * 400  # 6,800 characters
+    source = filler + "Pilot: {pilot_ref} and {{x}}" + "{{y}}" * 1000 + "{board}\nOn shift: {crew}"
+    assert label_before(source, source.index("{pilot_ref}")) == "Pilot:"
+    assert label_before(source, source.index("{board}")) is None  # words earlier on its line label the first value
+    assert label_before("Live board\n" + "{{y}}" * 1000 + "{board}", 11 + 5000) is None
+    assert label_before(source, source.index("{crew}")) == "On shift:"
+    markup_only = "{{y}}" * 1000 + "{board}"
+    assert label_before("## Live board\n" + markup_only, 14 + 5000) == "Live board"
+
+
 def test_role_label_names_a_person() -> None:
     text = "You plan field visits.\nAdjuster: {adjuster_name}\n" + RULES + "\n"
     assert findings(text) == [(2, "identity", "error")]

@@ -13,6 +13,7 @@ it in configuration.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from promptlint.core.ir import Expr
 from promptlint.core.kinds import Volatility
@@ -61,6 +62,31 @@ _TAGS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[^}]*\}|\{[^{}]*\}")
 # Template markup inside a label is not words of it.
 _MARKUP = re.compile(_TAGS.pattern + r"|<[^>]*>|[*_`#>|]")
 _MAX_LABEL_WORDS = 10
+# A label (at most ten words, after the last value and sentence break before it) is read
+# from this many characters before the value on a long line: a 570 KB line of 20,000 values
+# was read whole for each of them (a half-hour). Ten words never span so many.
+_LABEL_WINDOW = 2000
+_NON_SPACE = re.compile(r"\S")
+
+
+def _has_text_before(source: str, line_start: int, start: int) -> bool:
+    """Whether the value's line has anything but whitespace before ``start`` (``strip`` of
+    the slice, without copying a long line's prefix for each of its values)."""
+    return _NON_SPACE.search(source, line_start, start) is not None
+
+
+@lru_cache(maxsize=8)
+def _first_words(source: str, line_start: int) -> int:
+    """Where the first word outside markup stands on the line at ``line_start`` (its end
+    when there is none): found once per long line."""
+    end = source.find("\n", line_start)
+    end = len(source) if end < 0 else end
+    at = line_start
+    for markup in _MARKUP.finditer(source, line_start, end):
+        if _NON_SPACE.search(source, at, markup.start()):
+            return at
+        at = markup.end()
+    return at if _NON_SPACE.search(source, at, end) else end
 
 
 def label_before(source: str, start: int) -> str | None:
@@ -68,11 +94,13 @@ def label_before(source: str, start: int) -> str | None:
     the last sentence break), or, when it starts its line, the heading or colon-ended line
     just above it (one blank line may stand between). None when there is none."""
     line_start = source.rfind("\n", 0, start) + 1
-    prefix = source[line_start:start]
+    lo = max(line_start, start - _LABEL_WINDOW)
+    prefix = source[lo:start]
     # Only the words after the last value on the line label this one.
     tags = list(_TAGS.finditer(prefix))
     before = _words_of(prefix[tags[-1].end():] if tags else prefix)
-    if _words_of(prefix):
+    words_before = bool(_words_of(prefix)) or (lo > line_start and _first_words(source, line_start) < lo)
+    if words_before:
         if not before:
             return None  # words only before another value on the line: they are its label
         # A label ends in a colon ("Latest GPS fix:"); words that run on into the value
@@ -146,7 +174,7 @@ def record_of_person_above(source: str, start: int, expr: Expr) -> Volatility | 
         return None
     label = label_before(source, start)
     line_start = source.rfind("\n", 0, start) + 1
-    if label is None or not label.endswith(":") or not source[line_start:start].strip():
+    if label is None or not label.endswith(":") or not _has_text_before(source, line_start, start):
         return None  # only a label on the value's own line
     return Volatility("retrieval", "per-request", f"judged by the label before it ({label!r}) under the line that "
                       "names the user: a record of theirs, looked up for them", assumed="the line describes the user")
@@ -156,7 +184,7 @@ def _refreshed_above(source: str, start: int) -> Volatility | None:
     """A value that starts its line, in a paragraph whose first lines say when the data below
     was refreshed, with the time as a value of its own: the data of this request."""
     line_start = source.rfind("\n", 0, start) + 1
-    if source[line_start:start].strip():
+    if _has_text_before(source, line_start, start):
         return None
     end = line_start - 1
     for _ in range(2):
