@@ -75,3 +75,19 @@ def test_a_long_paragraph_of_list_items_and_continuations() -> None:
         assert layout.list_item(line) == _walked_list_item(layout.lines, line)
         assert layout.paragraph(line) == _walked_paragraph(layout.lines, line)
     assert layout.list_item(2) == (1, 3) and layout.paragraph(5) == (0, 900)
+
+
+_FENCE_LINES = st.lists(st.sampled_from(["```\n", "~~~\n", "````\n", "text\n", "\n", "- item\n", "```python\n"]),
+                        max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_FENCE_LINES)
+def test_fences_are_found_as_a_walk_over_them_finds_them(lines: list[str]) -> None:
+    layout = Layout(load_text("x.md", "".join(lines), "markdown"))
+    for line in range(layout.count):
+        assert layout.fence_at(line) == next((f for f in layout.fences if f[0] <= line <= f[1]), None)
+        for last in range(line, layout.count):
+            walked = next((f for f in layout.fences
+                           if (line <= f[0] <= last) != (line <= f[1] <= last)), None)
+            assert layout.fence_cut(line, last) == walked

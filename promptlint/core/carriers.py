@@ -183,10 +183,11 @@ def move_plan(
         carriers.append(Carrier(first, last, [unit], [layout.line_of(span.start)]))
 
     # A carrier that would take a value that cannot move along cannot move either.
-    blocked_lines = {line for line, _, _ in blocked}
+    blocked_lines = sorted({line for line, _, _ in blocked})  # bisected: not walked for each carrier
     kept_carriers = []
     for carrier in carriers:
-        held = sorted(line for line in blocked_lines if carrier.first <= line <= carrier.last)
+        at = bisect_left(blocked_lines, carrier.first)
+        held = blocked_lines[at : bisect_left(blocked_lines, carrier.last + 1)]
         if held:
             blocked.append((carrier.line, (f"{_carrier_label(layout, carrier)}: not fixable: the unit that carries "
                                           f"it ({layout.describe(carrier.first, carrier.last)}) holds line "
@@ -218,7 +219,7 @@ def move_plan(
     active: list[Carrier] = []
     for carrier in carriers:
         label = _carrier_label(layout, carrier)
-        cut = next((f for f in layout.fences if (carrier.first <= f[0] <= carrier.last) != (carrier.first <= f[1] <= carrier.last)), None)
+        cut = layout.fence_cut(carrier.first, carrier.last)
         if cut is not None:
             blocked.append((carrier.line, f"{label}: not fixable: it would split the code fence on lines {cut[0] + 1}–{cut[1] + 1}",
                             carrier.units))
