@@ -330,6 +330,18 @@ def test_ts_template_literal_concat_and_positions() -> None:
     assert t.source[slot.span.start : slot.span.end] == "new Date().toISOString()"
 
 
+@pytest.mark.parametrize("name", ["prompt0", "PROMPT2", "prompt2Text", "systemPromptV2"])
+def test_a_number_in_a_prompt_name_does_not_hide_it(name: str) -> None:
+    from promptlint.loaders.code import is_prompt_name
+
+    assert is_prompt_name(name)
+    t = ts(f'''
+        export const {name} = (user: string, now: string) => `You are helpful. Time: ${{now}}. Be brief.`;
+    ''')
+    assert rendered(t) == "You are helpful. Time: {now}. Be brief."
+    assert not is_prompt_name("v2") and not is_prompt_name("2")
+
+
 def test_ts_push_sequence_loop_and_join() -> None:
     t = ts('''
         export function buildSystemPrompt(user: User, tools: Record<string, Tool>): string {

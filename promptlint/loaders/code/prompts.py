@@ -58,6 +58,8 @@ def is_prompt_name(name: str, extra: Sequence[str] = ()) -> bool:
     if any(fnmatch.fnmatchcase(name.lower(), pattern.lower()) for pattern in extra):
         return True
     ws = words(name)
+    # A number ends a word of the name: `prompt0`, `PROMPT2`, `prompt2Text`.
+    ws += [w.rstrip("0123456789") for w in ws if w[-1].isdigit() and not w.isdigit()]
     return bool(PROMPT_WORDS.intersection(ws)) and not _NOT_PROMPT_WORDS.intersection(ws)
 
 
