@@ -679,3 +679,41 @@ def test_the_longest_shared_prefix_is_the_max_of_every_candidates() -> None:
         candidates += [tokens[: rng.randrange(len(tokens) + 1)] for _ in range(rng.randrange(3))]
         rng.shuffle(candidates)
         assert longest_shared_prefix(tokens, candidates) == max((lcp(tokens, c) for c in candidates), default=0)
+
+
+def test_the_prefix_index_finds_what_comparing_with_every_live_sequence_finds() -> None:
+    # Sequences that share, part, end inside one another and repeat, sent at rising times,
+    # asked with windows that leave some of them out: the longest prefix shared with a live
+    # one, as the plain maximum over them says.
+    import random
+
+    from promptlint.providers.base import PrefixIndex
+
+    rng = random.Random(13)
+    for _ in range(200):
+        index, sent = PrefixIndex(), []
+        stem = tuple(rng.randrange(3) for _ in range(rng.randrange(8)))
+        for step in range(rng.randrange(1, 12)):
+            tokens = stem[: rng.randrange(len(stem) + 1)] + tuple(rng.randrange(3) for _ in range(rng.randrange(8)))
+            now, window = float(step), rng.choice([0.5, 2.0, 5.0, float("inf")])
+            live = [old for old, at in sent if at + window > now]
+            assert index.longest(tokens, now, window) == max((lcp(tokens, old) for old in live), default=0)
+            index.add(tokens, now)
+            sent.append((tokens, now))
+
+
+def test_many_conversations_sharing_a_system_prompt_read_it_on_every_model() -> None:
+    # 300 conversations interleaved: each request shares the system prompt with all the
+    # others, and its own history with its conversation's earlier turns only.
+    system = list(range(5000))  # over Gemini's 4,096-token minimum
+    requests = []
+    for turn in range(3):
+        for conversation in range(300):
+            tokens = system + [10_000 + conversation] + [20_000 + turn * 1000 + t for t in range(turn * 50)]
+            requests.append(Request(tokens, time=turn * 60.0 + conversation * 0.1, routing_key=f"c{conversation}"))
+    gemini = simulate("gemini", None, requests)  # any earlier request within its window
+    assert gemini[0].read_max == 0 and all(u.read_max is not None and u.read_max >= 5000 for u in gemini[1:])
+    assert [u.read_max for u in gemini[300:303]] == [5001, 5001, 5001]
+    for provider in ("sglang", "deepseek"):  # a salt, a partition per conversation: its own turns only
+        usages = simulate(provider, None, requests)
+        assert all(u.read == 0 for u in usages[:300]) and all(u.read == 5001 for u in usages[300:600])

@@ -25,37 +25,31 @@ def simulate_deepseek(
     base.check_requests(requests)
     use_legacy = facts.legacy_units if legacy is None else legacy
     idle_seconds = base.ttl_for(facts, None)
-    units: dict[tuple[str | None, tuple[int, ...]], base.Entry] = {}
-    prompts: list[tuple[str | None, tuple[int, ...]]] = []
+    # Each partition's units and prompts apart: a request reads only its own partition's
+    # (with 10,000 partitions, walking every unit of every one took 105 s for 30,000 requests).
+    partitions: dict[str | None, dict[tuple[int, ...], base.Entry]] = {}
+    prompts_of: dict[str | None, list[tuple[int, ...]]] = {}
     usages: list[Usage] = []
     for request in requests:
         now, tokens, partition = request.time, tuple(request.tokens), request.routing_key
+        units = partitions.setdefault(partition, {})
+        prompts = prompts_of.setdefault(partition, [])
         read = 0
         if use_legacy:
             # Legacy mode persists only whole prompts, so every live unit is an earlier prompt.
-            common = base.longest_shared_prefix(tokens, [
-                entry.tokens for (unit_partition, _), entry in units.items()
-                if unit_partition == partition and entry.live(now)
-            ])
+            common = base.longest_shared_prefix(tokens, [entry.tokens for entry in units.values() if entry.live(now)])
             read = common // facts.legacy_unit_tokens * facts.legacy_unit_tokens
         else:
             hit = None
-            for (unit_partition, unit_tokens), entry in units.items():
-                if (
-                    unit_partition == partition
-                    and entry.live(now)
-                    and len(unit_tokens) > read
-                    and tokens[: len(unit_tokens)] == unit_tokens
-                ):
+            for unit_tokens, entry in units.items():
+                if entry.live(now) and len(unit_tokens) > read and tokens[: len(unit_tokens)] == unit_tokens:
                     read, hit = len(unit_tokens), entry
             if hit is not None:
                 hit.refresh(now)
         new_units = [tokens]
         if not use_legacy:
             new_units.append(tokens + tuple(request.output_tokens))
-            for old_partition, old in prompts:
-                if old_partition != partition:
-                    continue  # another partition's prompts persist nothing here
+            for old in prompts:  # another partition's prompts persist nothing here
                 common = base.lcp(tokens, old)
                 if common > 0:
                     new_units.append(tokens[:common])
@@ -68,8 +62,8 @@ def simulate_deepseek(
                     )
                 )
         for unit_tokens in new_units:
-            base.store_entry(units, (partition, unit_tokens), unit_tokens, now, idle_seconds, facts)
-        prompts.append((partition, tokens))
+            base.store_entry(units, unit_tokens, unit_tokens, now, idle_seconds, facts)
+        prompts.append(tokens)
         usages.append(Usage(read=read, write=0, uncached=len(tokens) - read, total=len(tokens)))
     return usages
 

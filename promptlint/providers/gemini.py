@@ -34,11 +34,11 @@ def simulate_gemini_implicit(
     window = facts.window_seconds if window_seconds is None else window_seconds
     if probability is None or window is None:
         raise CacheModelError(f"{facts.provider}: hit_probability and window_seconds are needed")
-    history: list[tuple[float, tuple[int, ...]]] = []
+    history = base.PrefixIndex()  # every earlier request, when it was sent
     usages: list[Usage] = []
     for request in requests:
         now, tokens = request.time, tuple(request.tokens)
-        common = base.longest_shared_prefix(tokens, [old for sent, old in history if sent + window > now])
+        common = history.longest(tokens, now, window)
         if common < facts.min_cacheable_tokens:
             common = 0
         expected = common * probability
@@ -61,7 +61,7 @@ def simulate_gemini_implicit(
                 read_expected=expected,
             )
         )
-        history.append((now, tokens))
+        history.add(tokens, now)
     return usages
 
 

@@ -7,9 +7,10 @@ Self-hosted: no per-token price unless configured. Its usage object is OpenAI Ch
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from promptlint.providers.base import Provider, Request, Usage, check_requests, longest_shared_prefix
+from promptlint.providers.base import PrefixIndex, Provider, Request, Usage, check_requests
 from promptlint.providers.table import ProviderFacts
 
 
@@ -24,17 +25,18 @@ def simulate_sglang(
     """
     check_requests(requests)
     page = page_size or facts.page_size or 1
-    tree: list[tuple[str | None, tuple[int, ...]]] = []
+    trees: dict[str | None, PrefixIndex] = {}  # one radix tree per cache salt
     usages: list[Usage] = []
     for request in requests:
         tokens, salt = tuple(request.tokens), request.routing_key
         total = len(tokens)
-        common = longest_shared_prefix(tokens, [seq for s, seq in tree if s == salt])
+        tree = trees.setdefault(salt, PrefixIndex())
+        common = tree.longest(tokens, 0.0, math.inf)
         if facts.cap_last_token:
             common = min(common, max(0, total - 1))
         read = common // page * page
         sequence = tokens + tuple(request.output_tokens)
-        tree.append((salt, sequence[: len(sequence) // page * page]))
+        tree.add(sequence[: len(sequence) // page * page], 0.0)
         usages.append(Usage(read=read, write=0, uncached=total - read, total=total))
     return usages
 

@@ -94,7 +94,8 @@ def _content(spec: dict[str, Any]) -> bytes:
     """A regular file's bytes from its spec: ``text`` (UTF-8 unless ``encoding``), ``bytes``
     (Python escapes, for what TOML strings cannot hold), ``parts`` ([piece, times] pairs;
     Python escapes with ``raw``)
-    or ``ladder`` (line i indented i times: deep Markdown lists), ``static`` (a file in
+    or ``ladder`` (line i indented i times: deep Markdown lists), ``numbered`` (``count``
+    lines, ``{i}`` in ``line`` their number: a log of distinct requests), ``static`` (a file in
     tests/bad_inputs/files), and ``size``/``fill`` (megabytes of one character)."""
     if "static" in spec:
         return (STATIC / spec["static"]).read_bytes()
@@ -104,6 +105,9 @@ def _content(spec: dict[str, Any]) -> bytes:
         return b"".join(codecs.escape_decode(piece.encode("utf-8"))[0] * times for piece, times in spec["parts"])
     if "parts" in spec:
         text = "".join(piece * times for piece, times in spec["parts"])
+    elif "numbered" in spec:
+        numbered = spec["numbered"]
+        text = "".join(numbered["line"].replace("{i}", str(i)) + "\n" for i in range(numbered["count"]))
     elif "ladder" in spec:
         ladder = spec["ladder"]
         text = "".join(ladder["indent"] * i + ladder["line"] + "\n" for i in range(ladder["count"]))
