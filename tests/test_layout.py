@@ -91,3 +91,33 @@ def test_fences_are_found_as_a_walk_over_them_finds_them(lines: list[str]) -> No
             walked = next((f for f in layout.fences
                            if (line <= f[0] <= last) != (line <= f[1] <= last)), None)
             assert layout.fence_cut(line, last) == walked
+
+
+def _nested_blocks(draw_parts: list[int]) -> str:
+    """Jinja text of nested and sibling blocks, slots and lines, from a list of moves."""
+    out, depth = [], 0
+    for move in draw_parts:
+        if move == 0 and depth < 6:
+            out.append("{% if flag %}\n")
+            depth += 1
+        elif move == 1 and depth:
+            out.append("{% endif %}\n")
+            depth -= 1
+        elif move == 2:
+            out.append("Now: {{ now() }} and the rules.\n")
+        else:
+            out.append("Some stable words.\n")
+    return "".join(out) + "{% endif %}\n" * depth
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.integers(0, 3), max_size=40), st.data())
+def test_the_spans_a_range_cuts_are_those_a_walk_over_every_span_finds(moves: list[int], data: st.DataObject) -> None:
+    layout = Layout(load_text("x.j2", _nested_blocks(moves), "jinja"))
+    size = len(layout.template.source)
+    for _ in range(10):
+        lo = data.draw(st.integers(0, size))
+        hi = data.draw(st.integers(lo, size))
+        walked = [span for span, _ in layout.whole
+                  if span.start < hi and span.end > lo and not (lo <= span.start and span.end <= hi)]
+        assert sorted(layout._cut(lo, hi), key=lambda s: (s.start, s.end)) == sorted(walked, key=lambda s: (s.start, s.end))

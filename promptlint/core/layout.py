@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 from itertools import accumulate
 
 from promptlint.core.ir import Block, Slot, Span, Tag, Template, walk
@@ -55,6 +56,34 @@ class Layout:
         disjoint = all(a.end <= b.start for a, b in zip(leaves, leaves[1:]))
         self._leaves: list[Span] | None = leaves if disjoint else None
         self._leaf_starts = [span.start for span in leaves]
+        # Blocks nest: the blocks around a point are the parents of the last block opened
+        # before it (a range of 3,000 {{#each}} blocks read every block each time it grew).
+        self._block_starts = [span.start for span, _ in self.blocks]
+        self._block_parent = self._nesting()
+
+    def _nesting(self) -> list[int] | None:
+        """Each block's parent (-1 for none), in the order of ``blocks``; None when they are
+        not a tree in start order (then they are read one by one)."""
+        parents: list[int] = []
+        opened: list[int] = []
+        for i, (span, _) in enumerate(self.blocks):
+            if i and span.start < self.blocks[i - 1][0].start:
+                return None
+            while opened and self.blocks[opened[-1]][0].end <= span.start:
+                opened.pop()
+            if opened and self.blocks[opened[-1]][0].end < span.end:
+                return None  # overlaps its parent's end
+            parents.append(opened[-1] if opened else -1)
+            opened.append(i)
+        return parents
+
+    def _blocks_across(self, point: int, parents: list[int]) -> Iterator[int]:
+        """The blocks that start before ``point`` and end after it."""
+        k = bisect_left(self._block_starts, point) - 1
+        while k >= 0:
+            if self.blocks[k][0].end > point:
+                yield k
+            k = parents[k]
 
     # positions
     def line_of(self, offset: int) -> int:
@@ -166,7 +195,13 @@ class Layout:
 
         if self._leaves is None:
             return [span for span, _ in self.whole if cuts(span)]
-        found = [span for span, _ in self.blocks if cuts(span)]
+        parents = self._block_parent
+        if parents is None:
+            found = [span for span, _ in self.blocks if cuts(span)]
+        else:  # across the range's start, or starting in it and ending after it
+            across = set(self._blocks_across(lo, parents))
+            across.update(k for k in self._blocks_across(hi, parents) if self.blocks[k][0].start >= lo)
+            found = [self.blocks[k][0] for k in sorted(across)]
         for at in (lo, hi):
             i = bisect_right(self._leaf_starts, at - 1) - 1  # the last leaf starting before ``at``
             if i >= 0 and cuts(self._leaves[i]) and self._leaves[i] not in found:
