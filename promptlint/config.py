@@ -329,14 +329,50 @@ def _parse_volatile(path: Path, value: Any) -> dict[str, tuple[str, str]]:
 def matching_glob(path: str, base: Path, globs: Any) -> str | None:
     """The first glob of a ``{glob: value}`` table (``[syntax]``, ``[role]``) that a file
     matches, relative to the config's folder or by its base name; None when none does."""
-    import fnmatch
-    import os
+    known = _GLOB_TABLES.get(id(globs))
+    if known is None or known[0] is not globs:  # made once per config's table
+        if len(_GLOB_TABLES) > 64:
+            _GLOB_TABLES.clear()
+        known = _GLOB_TABLES[id(globs)] = (globs, _GlobTable(tuple(str(pattern) for pattern in globs)))
+    table = known[1]
+    found = [table.first(os.path.normcase(name)) for name in (os.path.relpath(os.path.abspath(path), base),
+                                                             os.path.basename(path))]
+    hits = [i for i in found if i is not None]
+    return table.patterns[min(hits)] if hits else None
 
-    rel = os.path.relpath(os.path.abspath(path), base)
-    for pattern in globs:
-        if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
-            return str(pattern)
-    return None
+
+class _GlobTable:
+    """A table's globs, for the first one a name matches: those without a wildcard (file
+    paths, often hundreds of them) looked up at once, the others (``fnmatch``'s translation)
+    tried in order until one matches or a literal one that matched comes first (a table of
+    1,500 globs was tried glob by glob for every file: 2,000 files, 4.7 s against 1.0 s)."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        import fnmatch
+
+        self.patterns = patterns
+        self.literal: dict[str, int] = {}
+        self.wild: list[tuple[int, re.Pattern[str]]] = []
+        for i, pattern in enumerate(patterns):
+            pattern = os.path.normcase(pattern)
+            if any(c in pattern for c in "*?["):
+                self.wild.append((i, re.compile(fnmatch.translate(pattern))))
+            else:
+                self.literal.setdefault(pattern, i)
+
+    def first(self, name: str) -> int | None:
+        best = self.literal.get(name)
+        for i, regex in self.wild:
+            if best is not None and i > best:
+                break
+            if regex.match(name):
+                return i
+        return best
+
+
+# id of a config's glob table -> (the table, its globs made ready); the table is kept so that
+# its id is not another's while it is here.
+_GLOB_TABLES: dict[int, tuple[Any, _GlobTable]] = {}
 
 
 # A text that opens by telling the assistant what it is or does is a system prompt, whatever

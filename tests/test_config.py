@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from promptlint import config as config_mod
 from promptlint.config import Config, ConfigError
@@ -246,3 +248,19 @@ def test_options_are_applied_once_per_config_within_a_run_and_checked_each_time(
         assert base.with_options(stable=["name"]).stable == ["name"]  # unhashable: not kept, still applied
     assert base.with_options(**options) is not first
     assert base.with_options() is base  # nothing given: the config itself
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["*.j2", "a.j2", "sub/a.j2", "sub/*", "*", "b?.md", "[ab].j2", "sub/b1.md",
+                                 "a.j2", "x/**/y.md", "*.md"]), max_size=8),
+       st.sampled_from(["a.j2", "sub/a.j2", "b1.md", "sub/b1.md", "c.txt", "x/z/y.md", "ab.j2"]))
+def test_the_first_matching_glob_is_the_first_fnmatch_finds(globs: list[str], rel: str) -> None:
+    import fnmatch
+    import os
+
+    from promptlint.config import matching_glob
+
+    base = Path("/project")
+    table = dict.fromkeys(globs, "jinja")
+    expected = next((p for p in table if fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(os.path.basename(rel), p)), None)
+    assert matching_glob(str(base / rel), base, table) == expected
