@@ -512,20 +512,19 @@ def _check_in_processes(
             if isinstance(result, str | _Skip) or result.error:
                 yield path, result, None
                 continue
-            yield path, result, _reloadable(path, config_for_file(path, explicit, project, **options), syntax, result,
-                                            False)
+            yield path, result, _reloadable(path, config_for_file(path, explicit, project, **options), syntax, result)
 
 
-def _reloadable(path: str, config: Config, syntax: str | None, result: FileResult, has_includes: bool) -> CachedFile:
-    """A checked file as the run keeps it: its result, and its template and analysis made
-    again only if a rule that reads several files asks for them."""
-    chosen, evidence = _syntax_source(path, config, syntax)
+def _reloadable(path: str, config: Config, syntax: str | None, result: FileResult) -> CachedFile:
+    """A checked file that includes nothing, as the run keeps it: its result, and its
+    template and analysis made again only if a rule that reads several files asks for them."""
 
     def load() -> CheckedFile:
+        chosen, evidence = _syntax_source(path, config, syntax)
         template = load_bytes(path, read_bytes(path, config.max_file_size), chosen, evidence, config.prompt_names)
         return _check_template(_set_role(template, config), config)
 
-    return CachedFile(path, config, result, load, has_includes)
+    return CachedFile(path, config, result, load)
 
 
 def _kept(checked: CheckedFile, syntax: str | None) -> CheckedFile:
@@ -535,7 +534,7 @@ def _kept(checked: CheckedFile, syntax: str | None) -> CheckedFile:
     memory to the end of the run)."""
     if checked.has_includes or checked.result is None or isinstance(checked, CachedFile):
         return checked
-    return _reloadable(checked.path, checked.config, syntax, checked.result, False)
+    return _reloadable(checked.path, checked.config, syntax, checked.result)
 
 
 
