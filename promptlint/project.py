@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from promptlint.core import tokens
 from promptlint import config as config_mod
 from promptlint.config import Config
+from promptlint.core import tokens
 from promptlint.core.findings import FileResult, Finding
 from promptlint.core.ir import Segment, Tag, Template
 from promptlint.loaders import LoadError, load_file

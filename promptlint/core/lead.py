@@ -64,7 +64,7 @@ _MARKUP = re.compile(_TAGS.pattern + r"|<[^>]*>|[*_`#>|]")
 _MAX_LABEL_WORDS = 10
 # A label (at most ten words, after the last value and sentence break before it) is read
 # from this many characters before the value on a long line: a 570 KB line of 20,000 values
-# was read whole for each of them (a half-hour). Ten words never span so many.
+# was read whole for each of them (no result in two minutes). Ten words never span so many.
 _LABEL_WINDOW = 2000
 _NON_SPACE = re.compile(r"\S")
 
