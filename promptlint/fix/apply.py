@@ -115,7 +115,7 @@ def _plan_file(
 
     try:
         config = config_for_file(path, config, model=model, provider=provider)
-        original_bytes = read_bytes(path, config.max_file_size)  # the limit check reads with
+        original_bytes = read_bytes(path, config.max_file_size)  # the configured limit, as check reads
         template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax), prompt_names=config.prompt_names)
         plan = plan_fix(template, config, unsafe)
     except FileTooLarge as exc:
