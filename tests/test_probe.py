@@ -413,6 +413,20 @@ def test_generated_variants_differ_where_volatile_only() -> None:
     assert len({tuple(tool_order(i, ["a", "b", "c"])) for i in range(6)}) == 6
 
 
+def test_deeply_nested_loops_render_a_bounded_prompt(tmp_path: Path) -> None:
+    # 20 nested loops of two items each rendered 2^20 bodies (over 60 s and 2.7 GB for a
+    # dry run): loops deeper than LOOP_ITEMS_DEPTH render their first item only.
+    from promptlint.core.ir import LOOP_ITEMS_DEPTH
+    from promptlint.probe.prompt import build
+
+    opens = "".join(f"{{% for item{i} in group{i}.items %}}\n" for i in range(20))
+    path = tmp_path / "nested.j2"
+    path.write_text("Now: {{ current_time }}\n" + opens + "Body {{ item19.name }}.\n" + "{% endfor %}\n" * 20
+                    + "Always answer politely and cite the handbook.\n" * 20)
+    prompt = build(str(path), variants=2)
+    assert all(v.text.count("Body ") == 2 ** LOOP_ITEMS_DEPTH for v in prompt.variants)
+
+
 def test_a_request_body_varies_its_literal_values(run_cli: Callable[..., Any], server: FakeProvider,
                                                   config: str, tmp_path: Path) -> None:
     rules = "\n".join(f"Rule {i}: answer politely and cite the handbook section." for i in range(60))

@@ -42,6 +42,10 @@ CODE_SYNTAXES = frozenset({"python", "typescript", "javascript"})
 RENDERED_BLOCKS = frozenset({"if", "for", "raw", "call", "filter", "block", "with", "autoescape", "trans",
                              "section", "inverted", "each", "unless"})
 
+# Renderers that give a loop several items (the fix proof, the probe's variants) give one
+# to a loop nested deeper than this: 20 nested loops of two items rendered 2^20 bodies.
+LOOP_ITEMS_DEPTH = 6
+
 
 @dataclass(frozen=True)
 class Position:

@@ -12,13 +12,13 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from promptlint.core.ir import RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
+from promptlint.core.ir import LOOP_ITEMS_DEPTH, RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
 
 
 # Loops nested deeper than this iterate once in the proof's renders, not twice: a body's
 # lines still render, and the work stays bounded (20 nested loops rendered 2^20 bodies, 13 s
 # for a 7 KB template). A line moved in or out of a loop is still caught above this depth.
-TWICE_DEPTH = 6
+TWICE_DEPTH = LOOP_ITEMS_DEPTH
 
 
 class _Loops:

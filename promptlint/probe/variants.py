@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from promptlint.core.analysis import _CLOCK_SAMPLES, _SAMPLES, Unit
-from promptlint.core.ir import RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
+from promptlint.core.ir import LOOP_ITEMS_DEPTH, RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
 
 #: Minutes between the clocks of two consecutive value sets.
 CLOCK_STEP_MINUTES = 7
@@ -132,12 +132,14 @@ def render_ir(template: Template, units: Sequence[Unit], index: int,
     """``template`` as ``check`` renders it, with value set ``index`` in its volatile units.
 
     A volatile loop over a tool list renders the same items in another order per value set;
-    any other volatile loop or section renders items of its own per value set.
+    any other volatile loop or section renders items of its own per value set. A loop nested
+    deeper than ``LOOP_ITEMS_DEPTH`` loops (or sections) renders its first item only.
     """
     by_id = {id(u.segment): u for u in units}
     out: list[str] = []
 
-    def visit(segments: Sequence[Segment], label: str | None) -> None:
+    def visit(segments: Sequence[Segment], label: str | None, loops: int = 0) -> None:
+        deep = loops >= LOOP_ITEMS_DEPTH
         for seg in segments:
             unit = by_id.get(id(seg))
             if isinstance(seg, Text):
@@ -151,18 +153,19 @@ def render_ir(template: Template, units: Sequence[Unit], index: int,
                 else:
                     out.append(f"{seg.expr.name}-{label}" if label else seg.expr.name)
             elif isinstance(seg, Block) and seg.kind in RENDERED_BLOCKS:
+                inner = loops + (seg.kind in _LOOP_BLOCKS)
                 if unit is not None and unit.volatility.kind == "tool-order" and seg.kind in _LOOP_BLOCKS:
-                    for item in tool_order(index, ["one", "two", "three"]):
-                        visit(seg.body, item)
+                    for item in tool_order(index, ["one", "two", "three"])[: 1 if deep else None]:
+                        visit(seg.body, item, inner)
                 elif unit is not None:
                     items = ("one", "two") if seg.kind in _LOOP_BLOCKS and seg.kind != "section" else ("one",)
-                    for item in items:
-                        visit(seg.body, f"{item}-{index}")
+                    for item in items[: 1 if deep else None]:
+                        visit(seg.body, f"{item}-{index}", inner)
                 elif seg.kind in _LOOP_BLOCKS and seg.kind != "section":
-                    for item in ("one", "two"):
-                        visit(seg.body, f"{label}-{item}" if label else item)
+                    for item in ("one", "two")[: 1 if deep else None]:
+                        visit(seg.body, f"{label}-{item}" if label else item, inner)
                 else:
-                    visit(seg.body, label)
+                    visit(seg.body, label, loops)
 
     visit(template.segments, None)
     return "".join(out)
