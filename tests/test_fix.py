@@ -300,12 +300,13 @@ def test_the_proof_catches_a_line_moved_to_an_outer_loop(syntax: str) -> None:
 
 @pytest.mark.parametrize("syntax", ["jinja", "mustache"])
 def test_deeply_nested_loops_render_a_bounded_number_of_bodies(syntax: str) -> None:
-    from promptlint.fix.render import TWICE_DEPTH, render_ir, render_jinja
+    from promptlint.core.ir import LOOP_ITEMS_DEPTH
+    from promptlint.fix.render import render_ir, render_jinja
 
     source = _nested(20, "Body {{ item19.name }}.\n" if syntax == "jinja" else "Body {{name}}.\n", syntax)
     template = load_text("p", source, syntax)
     first = render_jinja([source], 1, "s", False)[0][0] if syntax == "jinja" else render_ir(template, 0, "s")
-    assert first.count("Body ") == 2 ** TWICE_DEPTH  # not 2 ** 20
+    assert first.count("Body ") == 2 ** LOOP_ITEMS_DEPTH  # not 2 ** 20
     # And the fix of a clock before such loops is proved (it rendered 2^20 bodies, 13 s, before).
     clocked = f"Now: {{{{ now() }}}}\n\n{RULES}\n\n{source}" if syntax == "jinja" else \
         f"Now: {{{{current_time}}}}\n\n{RULES}\n\n{source}"

@@ -15,20 +15,16 @@ from typing import Any
 from promptlint.core.ir import LOOP_ITEMS_DEPTH, RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
 
 
-# Loops nested deeper than this iterate once in the proof's renders, not twice: a body's
-# lines still render, and the work stays bounded (20 nested loops rendered 2^20 bodies, 13 s
-# for a 7 KB template). A line moved in or out of a loop is still caught above this depth.
-TWICE_DEPTH = LOOP_ITEMS_DEPTH
-
-
 class _Loops:
-    """How many loops over generated values are open in one render."""
+    """How many loops over generated values are open in one render: a loop nested deeper
+    than ``LOOP_ITEMS_DEPTH`` iterates once, not twice (a body's lines still render, and a
+    line moved in or out of a loop is still caught above that depth)."""
 
     def __init__(self) -> None:
         self.open = 0
 
     def items(self, value: _Value) -> Iterator[_Value]:
-        twice = self.open < TWICE_DEPTH
+        twice = self.open < LOOP_ITEMS_DEPTH
         self.open += 1
         try:
             yield value[0]
@@ -41,7 +37,7 @@ class _Loops:
 class _Value:
     """A template value for the rendering proof: prints its own path, has every
     attribute, iterates to two items (none when falsy; one when nested deeper than
-    ``TWICE_DEPTH`` loops), and can be called."""
+    ``LOOP_ITEMS_DEPTH`` loops), and can be called."""
 
     unsafe_callable = False
     alters_data = False
@@ -168,7 +164,7 @@ def _closes_at_end(text: str) -> bool:
 
 def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: bool = False) -> str:
     """Render a template from its IR with random values: the same value for the same
-    slot source, every loop twice (once nested deeper than ``TWICE_DEPTH`` loops, or
+    slot source, every loop twice (once nested deeper than ``LOOP_ITEMS_DEPTH`` loops, or
     never), every condition by one random draw per
     expression. Used for syntaxes without a renderer here (Mustache, format, ``${}``).
     ``abstract_clock`` (the proof of unsafe rewrites) keys slots without their format
@@ -210,7 +206,7 @@ def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: b
                         branches[-1].append(inner)
                 if seg.kind in ("for", "each", "section"):
                     if truth(key):
-                        for i in range(2 if loops < TWICE_DEPTH else 1):
+                        for i in range(2 if loops < LOOP_ITEMS_DEPTH else 1):
                             visit(branches[0], f"{scope}[{key}:{i}]", loops + 1)
                     elif len(branches) > 1:
                         visit(branches[-1], scope, loops)
