@@ -328,7 +328,7 @@ def _run_fix(
 
 
 @main.command("replay")
-@click.argument("log", type=click.Path(dir_okay=False))
+@click.argument("log", type=click.Path())  # read (or refused, in one line) by replay.iter_log
 @click.option("--provider", help="Provider of the logged requests (default: the log's, else from the body shape).")
 @click.option("--model", help="Model to simulate and price (default: each body's `model`).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -346,7 +346,13 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
         result = replay.replay(lambda: replay.iter_log(log, max_line_bytes=max_line_bytes), provider=provider,
                                model=model)
     except replay.ReplayError as exc:
-        click.echo(f"error: {exc}", err=True)
+        from promptlint.core.findings import one_line
+
+        message = str(exc)
+        # Most messages name the log and line already; the few about the whole log do not.
+        if not message.startswith(f"{log}:"):
+            message = f"{log}: {message}"
+        click.echo(f"error: {one_line(message)}", err=True)
         sys.exit(EXIT_FAILED)
     if output_format == "json":
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))

@@ -101,6 +101,34 @@ def test_bad_line_is_one_line_error_naming_file_and_line(
     assert "Traceback" not in result.output
 
 
+def test_a_request_the_cache_model_rejects_is_one_line_naming_file_and_line(  # type: ignore[no-untyped-def]
+    run_cli, tmp_path: Path
+) -> None:
+    blocks = [{"type": "text", "text": f"part {i}", "cache_control": {"type": "ephemeral"}} for i in range(6)]
+    rejected = json.dumps({"model": "claude-sonnet-4-5", "system": blocks, "messages": [{"role": "user", "content": "hi"}]})
+    path = _write(tmp_path, [GOOD, rejected])
+    result = run_cli("replay", "--provider", "anthropic", str(path))
+    assert result.exit_code == 2, result.output
+    message = result.stderr.strip().splitlines()
+    assert message == [f"error: {path}:2: the cache model rejects a request: 6 cache breakpoints; "
+                       "Anthropic allows at most 4"], message
+
+
+@pytest.mark.parametrize("make", ["folder", "empty"])
+def test_a_log_that_is_a_folder_or_holds_no_request_is_one_line_naming_it(  # type: ignore[no-untyped-def]
+    run_cli, tmp_path: Path, make: str
+) -> None:
+    path = tmp_path / "logs"
+    if make == "folder":
+        path.mkdir()
+    else:
+        path.write_text("\n")
+    result = run_cli("replay", str(path))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"error: {path}: {'not a regular file' if make == 'folder' else 'no requests'}"], result.output
+
+
 def test_truncated_last_line_says_it_was_cut_short(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "log.jsonl"
     path.write_text(GOOD + "\n" + GOOD[: len(GOOD) // 2])

@@ -179,7 +179,7 @@ def _replay(
             provider = (provider_name or entry.provider).lower()
             if provider not in providers.known_providers():
                 known = ", ".join(providers.known_providers())
-                raise ReplayError(f"unknown provider {provider!r}; known: {known}")
+                raise ReplayError(f"{_where(entry)}unknown provider {provider!r}; known: {known}")
         _, chosen = _chosen(provider, model, entry, first)
         ids, ends = tokenizer.ids(entry.rendered)
         item = Prepared(entry, chosen, ids, ends, clock)  # type: ignore[arg-type]
@@ -211,6 +211,8 @@ def _replay(
 
 
 def _where(entry: LogEntry) -> str:
+    if entry.where:
+        return f"{entry.where}: "
     return f"line {entry.line}: " if entry.line else ""
 
 
@@ -237,7 +239,7 @@ def _handle(
     # The next request needs only this one's blocks, model, time and token ends. ``None``
     # holds the previous line, which an unkeyed request is compared with.
     entry = item.entry
-    kept = LogEntry(entry.line, {}, entry.rendered, entry.time, entry.routing_key, None, entry.provider)
+    kept = LogEntry(entry.line, {}, entry.rendered, entry.time, entry.routing_key, None, entry.provider, entry.where)
     slim = (Prepared(kept, item.model, [], item.ends, item.time), len(item.ids))
     last_by_key[None] = slim
     if key is not None:

@@ -29,6 +29,7 @@ class LogEntry:
     routing_key: str | None
     usage: Mapping[str, Any] | None
     provider: str
+    where: str = ""  # "log.jsonl:12", for messages about this request
 
 
 def _timestamp(value: Any, where: str) -> float | None:
@@ -75,6 +76,7 @@ def parse_line(text: str, where: str) -> LogEntry:
         routing_key=str(key) if key is not None else None,
         usage=usage if isinstance(usage, Mapping) else None,
         provider=str(provider),
+        where=where,
     )
 
 
