@@ -24,7 +24,7 @@ from typing import Any
 from promptlint import config as config_mod
 from promptlint.core import tokens
 from promptlint.config import Config, ConfigError
-from promptlint.core.findings import FileResult, Finding, Report, one_line, severity_rank
+from promptlint.core.findings import FileResult, Finding, Report, ShownLines, one_line, severity_rank, shown_line_numbers
 from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
 from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
 from promptlint.project import (
@@ -134,6 +134,8 @@ def _check_template(template: Template, config: Config, model: str | None = None
         result.findings = distinct_findings(result.findings)
         result.extra["prompts"] = describe_prompts(template, analyses)
     result.findings.sort(key=lambda f: f.sort_key)
+    if result.findings:
+        result.shown_lines = _shown_lines(template, result.findings)
     if config.provider:
         from promptlint.providers import cost
 
@@ -146,6 +148,15 @@ def _check_template(template: Template, config: Config, model: str | None = None
             body_model=cost.body_model_of(template),
         )
     return CheckedFile(template.path, template, analysis, config, result)
+
+
+def _shown_lines(template: Template, findings: list[Finding]) -> ShownLines:
+    """The lines of ``template`` that the report shows of ``findings``: kept with the result,
+    they are not read again (in the parent process of a parallel run)."""
+    index = template.lines
+    count = index.line_count
+    wanted = sorted({n for f in findings for n in shown_line_numbers(f, count) if 0 < n <= count})
+    return ShownLines(count, {n - 1: index.raw_line(n) for n in wanted})
 
 
 def check_text(text: str, path: str = "<string>", syntax: str | None = None, config: Config | None = None) -> FileResult:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from promptlint.core.findings import SEVERITIES
+from promptlint.core.findings import SEVERITIES, Lines, Report
 from promptlint.core.ir import SYNTAXES
 
 if TYPE_CHECKING:
@@ -196,10 +196,14 @@ def check(
     sys.exit(code)
 
 
-def _source_lines(paths: set[str]) -> dict[str, list[str]]:
-    """Each file's lines, for code frames and SARIF's UTF-16 columns."""
-    sources: dict[str, list[str]] = {}
-    for path in sorted(paths):
+def _source_lines(report: Report) -> dict[str, Lines]:
+    """Each finding's file as lines, for code frames and SARIF's UTF-16 columns: the lines
+    the check kept where they cover the file's findings, else the file read again."""
+    sources: dict[str, Lines] = {}
+    for result in report.files:
+        if result.findings and result.shown_lines is not None and result.shown_lines.covers(result.findings):
+            sources[result.path] = result.shown_lines
+    for path in sorted({f.path for f in report.findings} - sources.keys()):
         try:
             with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
                 sources[path] = handle.read().split("\n")
@@ -226,14 +230,14 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
         from promptlint.registry import rules
         from promptlint.reporters import sarif
 
-        click.echo(sarif.render(report, rules(), _source_lines({f.path for f in report.findings}),
+        click.echo(sarif.render(report, rules(), _source_lines(report),
                                 version=version("promptlint-cache"), fixed_sources=_fixed_sources(report)))
     else:
         from rich.console import Console
 
         from promptlint.reporters import text
 
-        sources = _source_lines({f.path for f in report.findings})
+        sources = _source_lines(report)
         text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=show_frames)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 SEVERITIES: tuple[str, ...] = ("info", "warning", "error")
 
@@ -84,6 +84,50 @@ class Finding:
         return (self.path, self.line, self.column, self.rule)
 
 
+# The lines either side of a finding's that a code frame shows (reporters.text).
+FRAME_CONTEXT = 1
+
+
+def shown_line_numbers(finding: Finding, line_count: int) -> range | tuple[int, ...]:
+    """The lines a report shows of ``finding`` (1-based): its own with the frame's context
+    either side, and its end line (SARIF's end column)."""
+    first, last = max(1, finding.line - FRAME_CONTEXT), min(line_count, finding.line + FRAME_CONTEXT)
+    if first <= finding.end_line <= last or not 0 < finding.end_line <= line_count:
+        return range(first, last + 1)
+    return (*range(first, last + 1), finding.end_line)
+
+
+class Lines(Protocol):
+    """A file's lines by 0-based index, as reporters read them: a list, or :class:`ShownLines`."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int, /) -> str: ...
+
+
+class ShownLines:
+    """The lines of a file, as checked, that its report shows, read as ``text.split("\\n")``
+    holds them (0-based, a CR before the newline kept): the reporters' code frames and
+    UTF-16 columns, without reading the file again (nor a different text, if it changed)."""
+
+    __slots__ = ("count", "lines")
+
+    def __init__(self, count: int, lines: dict[int, str]) -> None:
+        self.count = count  # the text's number of lines
+        self.lines = lines  # 0-based index: line
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index: int) -> str:
+        return self.lines[index]
+
+    def covers(self, findings: list[Finding]) -> bool:
+        """Whether every line the report shows of ``findings`` is here (a rule that reads
+        several files may have added one since)."""
+        return all(n - 1 in self.lines for f in findings for n in shown_line_numbers(f, self.count))
+
+
 @dataclass
 class FileResult:
     path: str
@@ -98,6 +142,9 @@ class FileResult:
     # and then (the text as checked, the text the proved fix writes); None when it writes nothing.
     fix_planned: bool = field(default=False, repr=False, compare=False)
     fix_texts: tuple[str, str] | None = field(default=None, repr=False, compare=False)
+    # Not in the JSON contract: the lines of the text as checked that the report shows of the
+    # findings the check made; None where it did not keep them (a result from the cache).
+    shown_lines: ShownLines | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -78,6 +78,12 @@ class LineIndex:
         end = self._starts[line] if line < len(self._starts) else len(self.text)
         return self.text[start:end].rstrip("\r\n")
 
+    def raw_line(self, line: int) -> str:
+        """A 1-based line as ``text.split("\\n")`` holds it (a CR before its newline kept)."""
+        start = self._starts[line - 1]
+        end = self._starts[line] - 1 if line < len(self._starts) else len(self.text)
+        return self.text[start:end]
+
     @property
     def line_count(self) -> int:
         return len(self._starts)

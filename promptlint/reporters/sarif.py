@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from promptlint.core.findings import Finding, Report
+from promptlint.core.findings import Finding, Lines, Report
 from promptlint.fix.linediff import LineMatcher
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -58,7 +58,7 @@ def _fingerprint(finding: Finding, flagged: str, occurrence: int) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
-def _region(finding: Finding, lines: Sequence[str] | None) -> dict[str, Any]:
+def _region(finding: Finding, lines: Lines | None) -> dict[str, Any]:
     start_column, end_column = finding.column, finding.end_column
     if lines and 0 < finding.line <= len(lines):
         start_column = _utf16_column(lines[finding.line - 1], finding.column)
@@ -72,7 +72,7 @@ def _region(finding: Finding, lines: Sequence[str] | None) -> dict[str, Any]:
     }
 
 
-def _flagged_text(finding: Finding, lines: Sequence[str] | None) -> str:
+def _flagged_text(finding: Finding, lines: Lines | None) -> str:
     if not lines or not 0 < finding.line <= len(lines):
         return finding.message
     if finding.end_line == finding.line:
@@ -107,7 +107,7 @@ def _uri(path: str) -> str:
 def render(
     report: Report,
     rules: Sequence[ModuleType],
-    sources: Mapping[str, Sequence[str]],
+    sources: Mapping[str, Lines],
     *,
     version: str,
     fixed_sources: Mapping[str, tuple[str, str]] | None = None,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from rich.console import Console
 from rich.text import Text as RichText
 
-from promptlint.core.findings import FileResult, Finding, Report, one_line
+from promptlint.core.findings import FileResult, Finding, Lines, Report, one_line
 
 
 class Text:
@@ -67,7 +68,7 @@ def _clip(source: str, start: int, end: int, room: int) -> tuple[str, int, int]:
     return shown, clip(start), clip(end)
 
 
-def _frame(finding: Finding, lines: list[str], width: int) -> Text:
+def _frame(finding: Finding, lines: Lines, width: int) -> Text:
     """The finding's line with one line of context each side and the value underlined,
     each clipped to the terminal width around the value."""
     out = Text()
@@ -143,7 +144,7 @@ def _emit(console: Console, text: Text | None = None, end: str = "\n") -> None:
         console.print(text.rich(), end=end)
 
 
-def _print_finding(console: Console, finding: Finding, sources: dict[str, list[str]], show_frames: bool,
+def _print_finding(console: Console, finding: Finding, sources: Mapping[str, Lines], show_frames: bool,
                    width: int) -> None:
     head = Text(f"{one_line(finding.path)}:{finding.line}:{finding.column}", style="bold")
     head.append(f" {finding.rule} ", style="bold magenta")
@@ -155,7 +156,7 @@ def _print_finding(console: Console, finding: Finding, sources: dict[str, list[s
         _emit(console, _frame(finding, lines, width), end="")
 
 
-def render(report: Report, console: Console, sources: dict[str, list[str]], show_frames: bool = True) -> None:
+def render(report: Report, console: Console, sources: Mapping[str, Lines], show_frames: bool = True) -> None:
     width = console.width  # asked once: rich looks at the terminal each time
     for message in report.errors:
         _emit(console, Text("error: ", style="bold red") + Text(one_line(message)))
