@@ -13,7 +13,7 @@ for the workspace it describes: the files its ``[assembly] order`` names, in tha
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from types import ModuleType
@@ -329,8 +329,8 @@ def check_paths(
     exit code: it fails at the ``fail_on`` given here, else at the strictest ``fail-on``
     configured for the checked files.
     """
-    with _settled_heap() as settle, config_mod.one_lookup_per_folder():
-        return _check_paths(paths, config_file, syntax, hook, cache, jobs, settle, options)
+    with _settled_heap() as heap, config_mod.one_lookup_per_folder():
+        return _check_paths(paths, config_file, syntax, hook, cache, jobs, heap, options)
 
 
 def _total_size(files: list[str]) -> int:
@@ -348,38 +348,49 @@ def _total_size(files: list[str]) -> int:
 _FILES_PER_SETTLEMENT = 8
 
 
-@contextmanager
-def _settled_heap() -> Iterator[Callable[[], None]]:
-    """``settle()``, called after each file: what the files left alive is moved out of the
-    cyclic garbage collector's reach (collected first) after the first file and every
-    eighth, so that its full collections do not walk every file checked so far again (on
-    2,000 files they cost a fifth of the run).
-    Undone at the end; a no-op while the collector is off or another caller froze objects."""
-    import gc
+class _Heap:
+    """What the files a run has checked leave alive, moved out of the cyclic garbage
+    collector's reach (collected first) as the run goes, so that its full collections do not
+    walk every file checked so far again (on 2,000 files they cost a fifth of the run).
+    Inactive (every call a no-op) while the collector is off or another caller froze objects."""
 
-    if not gc.isenabled() or gc.get_freeze_count():
-        yield lambda: None
-        return
+    def __init__(self, active: bool) -> None:
+        self.active = active
+        self.checked = 0
 
-    checked = 0
+    def settle(self) -> None:
+        """Called after each file: settles after the first and every eighth (what a few files
+        leave between two settlements is little to walk, and a collection per file cost more)."""
+        self.checked += 1
+        if self.active and self.checked % _FILES_PER_SETTLEMENT == 1:
+            self.freeze(generation=1)
 
-    def settle() -> None:
-        # After the first file and every eighth: what a few files leave between two
-        # settlements is little to walk, and a collection per file cost more than that.
-        nonlocal checked
-        checked += 1
-        if checked % _FILES_PER_SETTLEMENT == 1:
-            gc.collect(1)
+    def freeze(self, generation: int = 2) -> None:
+        """Settle now. Before worker processes are forked: their collections then leave the
+        objects they share with this process alone, instead of writing to them (which copies
+        each page they are on into the worker)."""
+        if self.active:
+            import gc
+
+            gc.collect(generation)
             gc.freeze()
 
+
+@contextmanager
+def _settled_heap() -> Iterator[_Heap]:
+    """A :class:`_Heap` for one run; what it froze is unfrozen at the end."""
+    import gc
+
+    heap = _Heap(gc.isenabled() and not gc.get_freeze_count())
     try:
-        yield settle
+        yield heap
     finally:
-        gc.unfreeze()
+        if heap.active:
+            gc.unfreeze()
 
 
 def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, hook: bool,
-                 cache: ResultCache | None, jobs: int, settle: Callable[[], None], options: dict[str, Any]) -> Report:
+                 cache: ResultCache | None, jobs: int, heap: _Heap, options: dict[str, Any]) -> Report:
     report = Report()
     given = as_paths(paths)  # once: ``paths`` may be an iterator
     targets = gather(given, None if config_file is None else os.fspath(config_file), hook=hook)
@@ -388,7 +399,7 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
     levels: list[str] = []
     files, explicit = targets.files, targets.explicit
     if jobs > 1 and len(files) >= 2 * jobs:
-        checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs, project)
+        checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs, project, heap)
     else:
         if len(files) > 1:
             tokens.expect_text(_total_size(files))
@@ -396,7 +407,7 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
     named = {os.path.abspath(p) for p in given if not os.path.isdir(p)}
     no_prompt: list[str] = []
     for path, result, checked in checked_files:
-        settle()
+        heap.settle()
         if isinstance(result, str):
             report.warnings.append(f"{path}: {result}")
             continue
@@ -492,7 +503,7 @@ def _check_in_worker(path: str) -> FileResult | str | _Skip | None:
 
 def _check_in_processes(
     files: list[str], explicit: Config | None, syntax: str | None, options: dict[str, Any],
-    cache: ResultCache | None, jobs: int, project: Project,
+    cache: ResultCache | None, jobs: int, project: Project, heap: _Heap,
 ) -> Iterable[_Checked]:
     """Single-file results from worker processes, in order. Rules that read several files
     run afterwards in this process, which loads a file again only if they ask for it; its
@@ -512,6 +523,7 @@ def _check_in_processes(
         rules()
         jinja.lexer()  # its rules compiled once
         tokens.get_encoding(tokens.encoding_name_for_model(tokens.DEFAULT_MODEL))
+        heap.freeze()
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
                              initargs=(explicit, syntax, options, cache.folder if cache else None)) as pool:
         # Each chunk's results are taken in while the workers go on with the next ones.

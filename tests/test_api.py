@@ -120,6 +120,32 @@ def test_the_garbage_collector_is_left_as_it_was_found(tmp_path: Path, monkeypat
     del held
 
 
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="no fork here")
+def test_a_parallel_run_forks_its_workers_from_a_frozen_heap_and_unfreezes_it(  # type: ignore[no-untyped-def]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Frozen before the fork, the workers' collections leave what they share with the parent
+    # alone (the gc module's advice for fork without exec); handed back at the end.
+    import concurrent.futures
+    import gc
+
+    for n in range(6):
+        (tmp_path / f"p{n}.j2").write_text("Now: {{ now() }}\nstable\n", encoding="utf-8")
+    real = concurrent.futures.ProcessPoolExecutor
+    frozen_at_fork: list[int] = []
+
+    def pool(*args, **kwargs):  # type: ignore[no-untyped-def]
+        frozen_at_fork.append(gc.get_freeze_count())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", pool)
+    assert gc.get_freeze_count() == 0
+    report = check_paths(str(tmp_path), jobs=2)
+    assert len(report.files) == 6 and all(r.findings for r in report.files)
+    assert len(frozen_at_fork) == 1 and frozen_at_fork[0] > 1000  # the modules, the engine, the encoding
+    assert gc.get_freeze_count() == 0
+
+
 def test_a_run_keeps_the_template_only_of_files_that_include_others(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     # A large project's templates and analyses are not all held to the end of the run: a
