@@ -51,7 +51,7 @@ from promptlint import config as config_mod
 from promptlint.config import Config
 from promptlint.core.findings import Finding
 from promptlint.project import CheckedFile, Project
-from promptlint.core.severity import how_often, rebilled, severity_for, stable_tokens
+from promptlint.core.severity import how_often, is_or_are, rebilled, severity_for, stable_tokens
 from promptlint.core.kinds import Volatility
 
 CODE = "PC106"
@@ -186,7 +186,7 @@ def check_project(project: Project) -> Iterator[Finding]:
             names = ", ".join(r for r, _ in stable_after[:4]) + (" …" if len(stable_after) > 4 else "")
             message = (
                 f"{rel} ({vol.evidence}; it {how_often(vol)}) is assembled before {names}: their "
-                f"{stable_tokens(lost)} are {rebilled(vol)}; "
+                f"{stable_tokens(lost)} {is_or_are(lost)} {rebilled(vol)}; "
                 + ("put it after them in `order`" if configured else
                    "assemble it after them, or set `[assembly] order` if your agent uses another order")
             )

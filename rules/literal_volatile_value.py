@@ -56,7 +56,9 @@ from promptlint.core import literals
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Block, Segment, Span, Text
-from promptlint.core.severity import is_substantial, rebilled, severity_for, stable_tokens
+from promptlint.core.severity import (
+    is_or_are, is_substantial, only_stable_tokens_follow, rebilled, severity_for, stable_tokens,
+)
 from promptlint.core.suffixtokens import SuffixTokens
 from promptlint.core.volatility import Volatility
 
@@ -300,7 +302,7 @@ def _rated(ctx: RuleContext, start: int, end: int, what: str, literal: str, afte
         Span(start, end),
         severity=severity,
         message=(f"{kind} {literal.strip()!r} was rendered into this text ({vol.evidence}): the "
-                 f"{stable_tokens(after)} after it are {rebilled(vol)}; render it after the stable text, or "
+                 f"{stable_tokens(after)} after it {is_or_are(after)} {rebilled(vol)}; render it after the stable text, or "
                  "into the latest user message"),
         kind=kind,
         frequency=frequency,
@@ -380,9 +382,9 @@ def _rendered(
                          "it is the time now", precision="second", confidence="medium")
     severity = severity_for(vol, after, ctx.analysis.tokens)
     if is_substantial(after, ctx.analysis.tokens):
-        cost = f"{stable_tokens(after)} after it are {rebilled(vol)}"
+        cost = f"{stable_tokens(after)} after it {is_or_are(after)} {rebilled(vol)}"
     else:
-        cost = f"only {stable_tokens(after)} follow it, but the chat history after the system prompt is {rebilled(vol)}"
+        cost = f"{only_stable_tokens_follow(after)}, but the chat history after the system prompt is {rebilled(vol)}"
     return ctx.finding(
         CODE,
         NAME,

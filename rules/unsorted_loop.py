@@ -47,7 +47,7 @@ from collections.abc import Iterator
 
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.severity import rebilled, severity_for, stable_tokens
+from promptlint.core.severity import is_or_are, rebilled, severity_for, stable_tokens
 
 CODE = "PC102"
 NAME = "unsorted-tool-loop"
@@ -80,13 +80,13 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         if vol.fixed_order:
             message = (
                 f"loop over `{unit.expr.source}` is not sorted, but the list is the host's own, in a fixed order "
-                f"({vol.evidence}; assumes {vol.assumed}): {stable_tokens(after)} after it are re-billed whenever "
+                f"({vol.evidence}; assumes {vol.assumed}): {stable_tokens(after)} after it {is_or_are(after)} re-billed whenever "
                 f"the set changes; {advice} to be sure"
             )
         else:
             message = (
                 f"loop over `{unit.expr.source}` is not sorted: its order can change between processes "
-                f"({vol.evidence}), and {stable_tokens(after)} after it are {rebilled(vol)}; {advice}"
+                f"({vol.evidence}), and {stable_tokens(after)} after it {is_or_are(after)} {rebilled(vol)}; {advice}"
             )
         fixable, why_not = ctx.fix_status(unit)
         yield ctx.finding(

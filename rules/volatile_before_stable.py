@@ -59,7 +59,10 @@ from collections.abc import Iterator
 
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
-from promptlint.core.severity import at_tail, history_pays, how_often, is_substantial, rebilled, severity_for, stable_tokens
+from promptlint.core.severity import (
+    at_tail, history_pays, how_often, is_or_are, is_substantial, only_stable_tokens_follow, rebilled, severity_for,
+    stable_tokens,
+)
 
 CODE = "PC101"
 NAME = "volatile-before-stable"
@@ -98,20 +101,20 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             is_substantial(after, analysis.tokens) if vol.varies_per_request_or_user else not at_tail(after)
         )
         if worth_moving:
-            cost = f"{stable_tokens(after)} after it are {rebilled(vol)}"
+            cost = f"{stable_tokens(after)} after it {is_or_are(after)} {rebilled(vol)}"
             advice = f"move it after line {tail_line}"
             if vol.varies_per_request_or_user:
                 advice += ", or into the latest user message"
         elif vol.varies_per_request_or_user and history_pays(vol):
-            cost = (f"only {stable_tokens(after)} follow it, but the chat history after the "
+            cost = (f"{only_stable_tokens_follow(after)}, but the chat history after the "
                     f"system prompt is {rebilled(vol)}")
             advice = "move it into the latest user message"
         elif vol.varies_per_request_or_user and at_tail(after):
-            cost = (f"only {stable_tokens(after)} follow it, and the chat history after it is the "
+            cost = (f"{only_stable_tokens_follow(after)}, and the chat history after it is the "
                     "user's own (it is the same on every call of the conversation)")
             advice = "keep it at the tail"
         else:
-            cost = f"only {stable_tokens(after)} follow it"
+            cost = only_stable_tokens_follow(after)
             advice = ("move it into the latest user message" if vol.varies_per_request_or_user
                       else "keep it at the tail")
         rests_on = vol.evidence + (f"; assumes {vol.assumed}" if vol.assumed else "")

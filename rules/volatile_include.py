@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Block, Tag
-from promptlint.core.severity import how_often, rebilled, severity_for, stable_tokens
+from promptlint.core.severity import how_often, is_or_are, rebilled, severity_for, stable_tokens
 from promptlint.core.kinds import Volatility
 from promptlint.project import CheckedFile, Project
 
@@ -74,7 +74,7 @@ def check_project(project: Project) -> Iterator[Finding]:
                 checked, tag.span.start, tag.span.end, severity, vol,
                 f"include of `{tag.target}` renders {vol.kind} `{origin.expr_source}` "
                 f"({where}), which {how_often(vol)} ({vol.evidence}); "
-                f"{stable_tokens(after)} after the include are {rebilled(vol)}; include it at the end of the prompt",
+                f"{stable_tokens(after)} after the include {is_or_are(after)} {rebilled(vol)}; include it at the end of the prompt",
                 after,
                 fixable=fixable,
                 unfixable_reason=why_not,

@@ -167,3 +167,14 @@ def test_malformed_text_is_an_error_not_an_exception() -> None:
     result = check_text("ok\n{% if x %}\n", "bad.j2")
     assert result.error is not None and "line" in result.error
     assert result.findings == []
+
+
+@pytest.mark.parametrize(("source", "says"), [
+    ("{body}\n{{{{ user_name }}}}", "only 0 stable tokens follow it"),
+    ("{body}\n{{{{ user_name }}}}.", "only 1 stable token follows it"),
+    ("You help people.\n{{{{ user_name }}}} bye", "1 stable token after it is re-billed"),
+    ("You help people.\n{{{{ user_name }}}}\nBye", "2 stable tokens after it are re-billed"),
+])
+def test_the_cost_of_a_value_agrees_in_number(body: str, source: str, says: str) -> None:
+    [finding] = check_text(source.format(body=body), "agent.j2").findings
+    assert says in finding.message, finding.message

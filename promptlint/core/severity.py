@@ -90,3 +90,13 @@ def rebilled(volatility: Volatility) -> str:
 def stable_tokens(count: int) -> str:
     """``1 stable token``, ``1,234 stable tokens``."""
     return f"{count:,} stable token{'' if count == 1 else 's'}"
+
+
+def is_or_are(count: int) -> str:
+    """The verb that agrees with ``count`` tokens: ``1 stable token … is``, ``2 … are``."""
+    return "is" if count == 1 else "are"
+
+
+def only_stable_tokens_follow(count: int) -> str:
+    """``only 1 stable token follows it``, ``only 12 stable tokens follow it``."""
+    return f"only {stable_tokens(count)} follow{'s' if count == 1 else ''} it"
