@@ -452,3 +452,20 @@ def test_checking_python_does_not_import_tree_sitter(tmp_path) -> None:  # type:
             "print('tree_sitter' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(target)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("lines", [3, 600])
+def test_a_long_plus_chain_reads_as_a_short_one(lines: int) -> None:
+    # `a + b + c` leans left as deep as it is long: 600 lines of `"…" + value + "\\n" +` are
+    # 1,800 levels, over the interpreter's recursion limit (1,000) if read recursively.
+    body = "".join(f'    "rule {i}: " + str(now) + "\\n" +\n' for i in range(lines))
+    want = "".join(f"rule {i}: {{str(now)}}\n" for i in range(lines)) + "end"
+    python = py(f'SYSTEM_PROMPT = (\n{body}    "end")\n')
+    assert rendered(python) == want
+    last = body.splitlines()[-1]
+    assert at(python, slots(python)[-1]) == (lines + 1, last.index("str(now)") + 1)
+    body = "".join(f'  "rule {i}: " + String(now) + "\\n" +\n' for i in range(lines))
+    typescript = ts(f'const systemPrompt =\n{body}  "end";\n')
+    assert rendered(typescript) == want.replace("{str(now)}", "{String(now)}")
+    last = body.splitlines()[-1]
+    assert at(typescript, slots(typescript)[-1]) == (lines + 1, last.index("String(now)") + 1)

@@ -42,12 +42,10 @@ class Strings(PythonBase):
                 if found is not None:
                     return found
             return Opaque(self.describe(node, ctx))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.sum(node, ctx)
         if isinstance(node, ast.BinOp):
-            if isinstance(node.op, ast.Add):
-                left, right = self.eval(node.left, ctx), self.eval(node.right, ctx)
-                if isinstance(left, Str | Lst) or isinstance(right, Str | Lst):
-                    return concat(left, right, self.span(node.left), self.span(node.right))
-            elif isinstance(node.op, ast.Mod):
+            if isinstance(node.op, ast.Mod):
                 left = self.eval(node.left, ctx)
                 if isinstance(left, Str):
                     return self.percent(left, node.left, node.right, ctx)
@@ -79,6 +77,23 @@ class Strings(PythonBase):
         if isinstance(node, ast.Await | ast.NamedExpr):
             return self.eval(node.value, ctx)
         return Opaque(self.describe(node, ctx))
+
+    def sum(self, node: ast.BinOp, ctx: Ctx) -> Value:
+        """``a + b + c``: a tree that leans left, as deep as the chain is long (a prompt of
+        500 lines joined with ``+``), folded in a loop, not by recursion."""
+        chain: list[ast.BinOp] = []
+        first: ast.expr = node
+        while isinstance(first, ast.BinOp) and isinstance(first.op, ast.Add):
+            chain.append(first)
+            first = first.left
+        value = self.eval(first, ctx)
+        for link in reversed(chain):
+            right = self.eval(link.right, ctx)
+            if isinstance(value, Str | Lst) or isinstance(right, Str | Lst):
+                value = concat(value, right, self.span(link.left), self.span(link.right))
+            else:
+                value = Opaque(self.describe(link, ctx))
+        return value
 
     def fstring(self, node: ast.JoinedStr, ctx: Ctx) -> Str:
         span = self.span(node)

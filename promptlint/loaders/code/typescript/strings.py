@@ -42,12 +42,8 @@ class Strings(TsBase):
                     return found
             return Opaque(self.describe(node, ctx))
         if kind == "binary_expression":
-            operator = node.child_by_field_name("operator")
-            if operator is not None and self.text(operator) == "+":
-                left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-                lv, rv = self.eval(left, ctx), self.eval(right, ctx)
-                if isinstance(lv, Str | Lst) or isinstance(rv, Str | Lst):
-                    return concat(lv, rv, self.span(left), self.span(right))
+            if self._is_plus(node):
+                return self.sum(node, ctx)
             return Opaque(self.describe(node, ctx))
         if kind == "ternary_expression":
             condition = node.child_by_field_name("condition")
@@ -71,6 +67,30 @@ class Strings(TsBase):
         if kind == "call_expression":
             return self.call(node, ctx)
         return Opaque(self.describe(node, ctx))
+
+    def _is_plus(self, node: Node | None) -> bool:
+        if node is None or node.type != "binary_expression":
+            return False
+        operator = node.child_by_field_name("operator")
+        return operator is not None and self.text(operator) == "+"
+
+    def sum(self, node: Node, ctx: Ctx) -> Value:
+        """``a + b + c``: a tree that leans left, as deep as the chain is long (a prompt of
+        500 lines joined with ``+``), folded in a loop, not by recursion."""
+        chain: list[Node] = []
+        first: Node | None = node
+        while first is not None and self._is_plus(first):
+            chain.append(first)
+            first = first.child_by_field_name("left")
+        value = self.eval(first, ctx)
+        for link in reversed(chain):
+            left, right = link.child_by_field_name("left"), link.child_by_field_name("right")
+            right_value = self.eval(right, ctx)
+            if isinstance(value, Str | Lst) or isinstance(right_value, Str | Lst):
+                value = concat(value, right_value, self.span(left), self.span(right))
+            else:
+                value = Opaque(self.describe(link, ctx))
+        return value
 
     def template(self, node: Node, ctx: Ctx, raw: bool = False) -> Str:
         parts: list[Segment] = []
