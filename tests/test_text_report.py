@@ -68,3 +68,43 @@ def test_a_finding_the_kept_lines_do_not_cover_is_framed_from_the_file(tmp_path)
                                                message="added later"))
     assert not result.shown_lines.covers(result.findings)
     assert " > 30 │ - rule 28: keep diffs small." in _render(report)
+
+
+def _fix_report(tmp_path, source: str, console: Console) -> None:  # type: ignore[no-untyped-def]
+    from promptlint.fix import fix_paths
+    from promptlint.reporters import fixreport
+
+    path = tmp_path / "agent.j2"
+    path.write_text(source, encoding="utf-8")
+    fixreport.render(fix_paths([str(path)], write=False), console, show_diff=True, write=False)
+
+
+def test_the_plain_fix_report_is_what_rich_prints_without_colour(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    source = "Current time: {{ now() }}\n" + "".join(f"- rule {i}: keep every diff small.\n" for i in range(20))
+    plain = io.StringIO()
+    _fix_report(tmp_path, source, Console(file=plain, color_system=None, highlight=False, soft_wrap=True))
+    recorded = Console(file=io.StringIO(), color_system=None, highlight=False, soft_wrap=True, record=True)
+    _fix_report(tmp_path, source, recorded)
+    assert "+Current time: {{ now() }}" in plain.getvalue()
+    assert plain.getvalue() == recorded.export_text()
+
+
+def test_a_diff_shows_a_templates_escape_sequences_on_a_terminal_and_keeps_them_in_a_pipe(  # type: ignore[no-untyped-def]
+    tmp_path
+) -> None:
+    import subprocess
+
+    source = ("Current time: {{ now() }}\nYou are \x1b[31mred\x1b[0m.\n"
+              + "".join(f"- rule {i}: keep every diff small.\n" for i in range(20)))
+    terminal = io.StringIO()
+    _fix_report(tmp_path, source, Console(file=terminal, force_terminal=True, color_system="standard",
+                                          highlight=False, soft_wrap=True))
+    assert "\\x1b[31mred\\x1b[0m" in terminal.getvalue() and "\x1b[31mred" not in terminal.getvalue()
+    piped = io.StringIO()
+    _fix_report(tmp_path, source, Console(file=piped, color_system=None, highlight=False, soft_wrap=True))
+    diff = piped.getvalue()
+    diff = diff[diff.index("--- a/"):diff.rindex("\n1 file(s)") + 1]
+    assert " You are \x1b[31mred\x1b[0m.\n" in diff
+    # The diff names `a/tmp/…/agent.j2` (an absolute path, as git writes it): applied from `/`.
+    applied = subprocess.run(["git", "apply", "--check", "-"], input=diff, text=True, capture_output=True, cwd="/")
+    assert applied.returncode == 0, applied.stderr

@@ -4,10 +4,10 @@ and after, what could not be fixed and why, and the diff on request."""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.text import Text
 
 from promptlint.core.findings import Report, one_line
 from promptlint.fix import FixReport, FixResult
+from promptlint.reporters.text import Text, emit, plain_output
 
 # The one step that ends what a safe fix leaves: said after every fix that moved something.
 LAST_STEP = (
@@ -35,9 +35,22 @@ def prefix_line(result: FixResult) -> str:
     )
 
 
-def _diff(diff: str) -> Text:
+def _visible(line: str) -> str:
+    """A diff line for a terminal: its control characters (a template's escape sequences)
+    written as escapes (``\\x1b``); its tabs and line end (``\\n``, ``\\r\\n``) kept."""
+    body = line.removesuffix("\n").removesuffix("\r")
+    if all(c.isprintable() or c == "\t" for c in body):
+        return line
+    return "".join(c if c.isprintable() or c == "\t" else one_line(c) for c in body) + line[len(body):]
+
+
+def _diff(diff: str, plain: bool) -> Text:
+    """The diff, coloured for a terminal. Without colour (a pipe, a file) its lines are written
+    as they are (``git apply`` takes the diff of a file with ``\\n`` line ends); on a terminal
+    a template's control characters are shown as escapes, not run."""
     out = Text()
-    for line in diff.splitlines(keepends=True):
+    lines = diff.split("\n")
+    for line in [f"{line}\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else []):
         style = ""
         if line.startswith(("+++", "---")):
             style = "bold"
@@ -47,7 +60,7 @@ def _diff(diff: str) -> Text:
             style = "red"
         elif line.startswith("@@"):
             style = "cyan"
-        out.append(line, style=style)
+        out.append(line if plain else _visible(line), style=style)
     return out
 
 
@@ -56,7 +69,7 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
     if result.error:
         head.append("error: ", style="bold red")
         head.append(result.error)
-        console.print(head)
+        emit(console, head)
         return
     if result.written:
         head.append("fixed", style="bold green")
@@ -70,23 +83,23 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
     head.append(f"; {prefix_line(result)}" if result.changed else
                 f"; stable prefix {result.stable_before:,} of {result.tokens_before:,} tokens "
                 f"({_share(result.stable_before, result.tokens_before)})")
-    console.print(head)
+    emit(console, head)
     if result.cost_before is not None and result.cost_after is not None:
-        console.print(Text(
+        emit(console, Text(
             f"    ${result.cost_before:,.2f} → ${result.cost_after:,.2f} per 1,000 calls ({result.cost_basis})",
             style="cyan",
         ))
     for line in result.moved:
-        console.print(Text("    moved ", style="green") + Text(line))
+        emit(console, Text("    moved ", style="green") + Text(line))
     for line in result.rewritten:
-        console.print(Text("    rewrote ", style="yellow") + Text(line))
+        emit(console, Text("    rewrote ", style="yellow") + Text(line))
     for line in result.not_fixable:
-        console.print(Text("    ") + Text(line, style="dim"))
+        emit(console, Text("    ") + Text(line, style="dim"))
     for line in result.problems:
-        console.print(Text("    not written: ", style="bold red") + Text(line))
+        emit(console, Text("    not written: ", style="bold red") + Text(line))
     diff = result.diff if show_diff else ""
     if diff:
-        console.print(_diff(diff), end="")
+        emit(console, _diff(diff, plain_output(console)), end="")
 
 
 def moved_something(report: FixReport) -> bool:
@@ -117,9 +130,9 @@ def render(
     """Print one block per file and a summary line (and, when something moved and
     ``tail_note``, what the move leaves and how to end it)."""
     for message in report.errors:
-        console.print(Text("error: ", style="bold red") + Text(message))
+        emit(console, Text("error: ", style="bold red") + Text(message))
     for message in report.warnings:
-        console.print(Text("warning: ", style="bold yellow") + Text(one_line(message)))
+        emit(console, Text("warning: ", style="bold yellow") + Text(one_line(message)))
     for result in report.files:
         _file(result, console, show_diff, write)
     fixed = sum(1 for r in report.files if r.written)
@@ -133,9 +146,9 @@ def render(
         tail.append(f", {refused} not fixed (proof failed or file changed)", style="bold red")
     if failed:
         tail.append(f", {failed} could not be read", style="bold red")
-    console.print(tail)
+    emit(console, tail)
     if tail_note and moved_something(report):
-        console.print(Text(TAIL_NOTE, style="yellow"))
+        emit(console, Text(TAIL_NOTE, style="yellow"))
 
 
 def exit_code(report: FixReport, *, check: bool = False) -> int:
