@@ -108,3 +108,16 @@ def test_a_diff_shows_a_templates_escape_sequences_on_a_terminal_and_keeps_them_
     # The diff names `a/tmp/…/agent.j2` (an absolute path, as git writes it): applied from `/`.
     applied = subprocess.run(["git", "apply", "--check", "-"], input=diff, text=True, capture_output=True, cwd="/")
     assert applied.returncode == 0, applied.stderr
+
+
+def test_a_message_that_quotes_a_templates_escape_sequence_shows_it_as_an_escape(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    source = 'Current time: {{ now() ~ "\x1b[2J" }}\n' + "".join(f"- rule {i}: keep every diff small.\n" for i in range(20))
+    report = Report(files=[check_text(source, path="agent.j2", syntax="jinja")])
+    out = io.StringIO()
+    text.render(report, Console(file=out, force_terminal=True, color_system="standard", highlight=False,
+                                soft_wrap=True), {"agent.j2": source.split("\n")})
+    assert '`now() ~ "\\x1b[2J"`' in out.getvalue() and "\x1b[2J" not in out.getvalue()
+    fixed = io.StringIO()
+    _fix_report(tmp_path, source, Console(file=fixed, force_terminal=True, color_system="standard", highlight=False,
+                                          soft_wrap=True))
+    assert '`now() ~ "\\x1b[2J"`' in fixed.getvalue() and "\x1b[2J" not in fixed.getvalue()

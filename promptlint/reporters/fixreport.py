@@ -68,7 +68,7 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
     head = Text(f"{result.path}: ", style="bold")
     if result.error:
         head.append("error: ", style="bold red")
-        head.append(result.error)
+        head.append(one_line(result.error))
         emit(console, head)
         return
     if result.written:
@@ -90,13 +90,13 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
             style="cyan",
         ))
     for line in result.moved:
-        emit(console, Text("    moved ", style="green") + Text(line))
+        emit(console, Text("    moved ", style="green") + Text(one_line(line)))
     for line in result.rewritten:
-        emit(console, Text("    rewrote ", style="yellow") + Text(line))
+        emit(console, Text("    rewrote ", style="yellow") + Text(one_line(line)))
     for line in result.not_fixable:
-        emit(console, Text("    ") + Text(line, style="dim"))
+        emit(console, Text("    ") + Text(one_line(line), style="dim"))
     for line in result.problems:
-        emit(console, Text("    not written: ", style="bold red") + Text(line))
+        emit(console, Text("    not written: ", style="bold red") + Text(one_line(line)))
     diff = result.diff if show_diff else ""
     if diff:
         emit(console, _diff(diff, plain_output(console)), end="")

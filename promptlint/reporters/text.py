@@ -155,7 +155,7 @@ def _print_finding(console: Console, finding: Finding, sources: Mapping[str, Lin
     head = Text(f"{one_line(finding.path)}:{finding.line}:{finding.column}", style="bold")
     head.append(f" {finding.rule} ", style="bold magenta")
     head.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
-    head.append(finding.message)
+    head.append(one_line(finding.message))  # it may quote a template's escape sequences
     emit(console, head)
     lines = sources.get(finding.path)
     if show_frames and lines and 0 < finding.line <= len(lines):
