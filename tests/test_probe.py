@@ -396,6 +396,22 @@ def test_vars_errors_are_one_line(run_cli: Callable[..., Any], tmp_path: Path) -
     assert "list of objects" in probe(run_cli, None, "openai", "--vars", str(path), "--dry-run").stderr
 
 
+def test_a_vars_file_that_cannot_be_read_is_one_line(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    result = probe(run_cli, None, "openai", "--vars", str(tmp_path / "missing.json"), "--dry-run")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [f"error: --vars {tmp_path / 'missing.json'}: No such file or directory"]
+
+
+def test_a_body_for_the_other_provider_is_refused_naming_the_file(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    body = tmp_path / "request.json"
+    body.write_text(json.dumps({"model": "claude-sonnet-4-5", "system": [{"type": "text", "text": "Be brief."}],
+                                "messages": [{"role": "user", "content": "hi"}]}), encoding="utf-8")
+    result = probe(run_cli, None, "openai", "--dry-run", path=str(body))
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"error: {body}: the request body is an Anthropic Messages body: probe it with --provider anthropic"]
+
+
 def test_generated_variants_differ_where_volatile_only() -> None:
     from promptlint.probe.prompt import build
 

@@ -49,7 +49,7 @@ def main(settings: Settings, *, output_format: str = "text", report_path: str | 
     try:
         run = plan(settings)
     except (PromptError, ProbeError) as exc:
-        err.print(f"error: {getattr(exc, 'message', exc)}", markup=False)
+        err.print(f"error: {_naming_a_file(settings, str(getattr(exc, 'message', exc)))}", markup=False)
         return EXIT_FAILED
     if not dry_run:
         try:
@@ -63,6 +63,15 @@ def main(settings: Settings, *, output_format: str = "text", report_path: str | 
         err.print(f"error: {run.error}", markup=False)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _naming_a_file(settings: Settings, message: str) -> str:
+    """A refusal before any request, naming the file it is about: the prompt's, unless it
+    names one already (``--vars FILE: …``, the config's)."""
+    named = (settings.path, settings.vars_file, settings.config_file)
+    if message.startswith("--") or any(path and message.startswith(f"{path}:") for path in named):
+        return message
+    return f"{settings.path}: {message}"
 
 
 def _suffix(path: str) -> str:

@@ -170,8 +170,8 @@ def build(
         raise PromptError(f"{path}: no such file or directory")
     if unsafe and not compare_fix:
         raise PromptError("--unsafe-fixes applies to the fixed version: add --compare-fix")
-    sets, warm = _value_sets(variants, warmup, vars_file)
     try:
+        sets, warm = _value_sets(variants, warmup, vars_file)
         if os.path.isdir(path):
             return _workspace(path, sets, warm, vars_file, compare_fix, unsafe, config_file)
         config = _config(path, config_file)
