@@ -219,7 +219,9 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
     if output_format == "json":
         from promptlint.reporters import json as json_reporter
 
-        click.echo(json_reporter.render(report))
+        for chunk in json_reporter.chunks(report):
+            click.echo(chunk, nl=False)
+        click.echo()
     elif output_format == "github":
         from promptlint.reporters import github
 

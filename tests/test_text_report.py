@@ -121,3 +121,29 @@ def test_a_message_that_quotes_a_templates_escape_sequence_shows_it_as_an_escape
     _fix_report(tmp_path, source, Console(file=fixed, force_terminal=True, color_system="standard", highlight=False,
                                           soft_wrap=True))
     assert '`now() ~ "\\x1b[2J"`' in fixed.getvalue() and "\x1b[2J" not in fixed.getvalue()
+
+
+def test_the_json_report_written_in_chunks_is_json_dumps_of_the_contract() -> None:
+    import json
+
+    from promptlint.core.findings import FileResult
+    from promptlint.reporters import json as json_reporter
+
+    def dumped(report: Report) -> str:  # the report as one object, as it was written before
+        data = report.to_json()
+        for key in ("errors", "warnings", "notes"):
+            if getattr(report, key):
+                data[key] = list(getattr(report, key))
+        return json.dumps(data, indent=2, ensure_ascii=False)
+
+    checked = check_text("Zeit: {{ now() }}\nÜberall „gleich“ – line\\nbreak \"quoted\"\n", path="a.j2", syntax="jinja")
+    checked.extra["nested"] = {"list": [1, {"x": []}], "empty": {}}
+    reports = [
+        Report(),
+        Report(files=[FileResult(path="empty.j2")]),
+        Report(files=[checked, FileResult(path="b.j2", error="binary file")], errors=["e: missing"],
+               warnings=["w1", "w2"], notes=["n"]),
+    ]
+    for report in reports:
+        assert json_reporter.render(report) == dumped(report)
+        json.loads(json_reporter.render(report))
