@@ -232,8 +232,10 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
         from promptlint.registry import rules
         from promptlint.reporters import sarif
 
-        click.echo(sarif.render(report, rules(), _source_lines(report),
-                                version=version("promptlint-cache"), fixed_sources=_fixed_sources(report)))
+        for chunk in sarif.chunks(report, rules(), _source_lines(report), version=version("promptlint-cache"),
+                                  fixed_sources=_fixed_sources(report)):
+            click.echo(chunk, nl=False)
+        click.echo()
     else:
         from rich.console import Console
 

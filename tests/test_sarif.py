@@ -9,6 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data"
 CLOCK = '{{ now().strftime("%H:%M:%S") }}'
 
@@ -127,3 +128,19 @@ def test_sarif_fixes_rewrite_the_file_as_promptlint_fix_does(run_cli, write, lon
         text = text[:start] + replacement["insertedContent"]["text"] + text[end:]
     assert run_cli("fix", str(path)).exit_code in (0, 1)
     assert text == path.read_text() and text.endswith(f"Now: {CLOCK}\n")
+
+
+@pytest.mark.parametrize("case", ["demo", "unreadable", "clean"])
+def test_sarif_written_a_result_at_a_time_is_json_dumps_of_the_log(run_cli, write, case):
+    # The log is written in chunks; they must be the characters json.dumps(log, indent=2)
+    # writes (a parsed and dumped again log is the same text).
+    if case == "demo":
+        result = run_cli("check", "--format", "sarif", str(REPO / "fixtures/agents"))
+    elif case == "unreadable":
+        bad = write("bad.j2", "")
+        bad.write_bytes(b"\x00\x01binary")
+        result = run_cli("check", "--format", "sarif", str(bad), str(write("ok.j2", "Time: {{ now() }}\n")))
+    else:
+        result = run_cli("check", "--format", "sarif", str(write("calm.md", "Nothing volatile here.\n")))
+    assert result.stdout == json.dumps(json.loads(result.stdout), indent=2, ensure_ascii=False) + "\n"
+    assert (case == "clean") == ('"results": []' in result.stdout)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -115,8 +115,58 @@ def render(
 ) -> str:
     """The SARIF log of one run. ``sources`` holds each finding's file as lines;
     ``fixed_sources`` maps a path to (its text, the text ``promptlint fix`` would write)."""
-    index = {rule.CODE: i for i, rule in enumerate(rules)}
-    results = []
+    return "".join(chunks(report, rules, sources, version=version, fixed_sources=fixed_sources, help_base=help_base))
+
+
+def chunks(
+    report: Report,
+    rules: Sequence[ModuleType],
+    sources: Mapping[str, Lines],
+    *,
+    version: str,
+    fixed_sources: Mapping[str, tuple[str, str]] | None = None,
+    help_base: str | None = None,
+) -> Iterator[str]:
+    """:func:`render`'s text, a result at a time: the same characters (``json.dumps(…,
+    indent=2)`` of the log), without every result's object held at once."""
+    notifications = [
+        {"level": "error", "message": {"text": message}} for message in report.errors
+    ] + [
+        {"level": "error", "message": {"text": f"{r.path}: {r.error}"},
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(r.path), "uriBaseId": "SRCROOT"}}}]}
+        for r in report.files if r.error
+    ] + [{"level": "warning", "message": {"text": message}} for message in report.warnings]
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "promptlint",
+            "version": version,
+            "semanticVersion": version,
+            "rules": [_rule_descriptor(rule, help_base) for rule in rules],
+        }},
+        "originalUriBaseIds": {"SRCROOT": {"uri": Path.cwd().as_uri() + "/"}},
+        "columnKind": "utf16CodeUnits",
+        "invocations": [{"executionSuccessful": not report.failed, "toolExecutionNotifications": notifications}],
+        "results": [],
+    }
+    log = json.dumps({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False)
+    # "results" is the run's last key, so its empty list is the log's last `[]` written after
+    # that key (a message's own quotes are escaped): the results are written in its place.
+    at = log.rindex('"results": []') + len('"results": ')
+    yield log[:at]
+    empty = True
+    for result in _results(report, {rule.CODE: i for i, rule in enumerate(rules)}, sources, fixed_sources):
+        # One level of the log is two spaces; a result stands four levels in.
+        yield ("[\n        " if empty else ",\n        ") + json.dumps(result, indent=2, ensure_ascii=False).replace(
+            "\n", "\n        ")
+        empty = False
+    yield "[]" if empty else "\n      ]"
+    yield log[at + 2:]
+
+
+def _results(
+    report: Report, index: Mapping[str, int], sources: Mapping[str, Lines],
+    fixed_sources: Mapping[str, tuple[str, str]] | None,
+) -> Iterator[dict[str, Any]]:
     seen: dict[tuple[str, str, str], int] = {}
     # A file's fix is one rewrite that fixes all its fixable findings: it is diffed once and
     # offered once, on the first of them (offered on each, 3,000 findings of one template
@@ -149,24 +199,4 @@ def render(
                                         "(fixes each of its fixable findings)"},
                 "artifactChanges": _artifact_changes(uri, *fixed),
             }]
-        results.append(result)
-    notifications = [
-        {"level": "error", "message": {"text": message}} for message in report.errors
-    ] + [
-        {"level": "error", "message": {"text": f"{r.path}: {r.error}"},
-         "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(r.path), "uriBaseId": "SRCROOT"}}}]}
-        for r in report.files if r.error
-    ] + [{"level": "warning", "message": {"text": message}} for message in report.warnings]
-    run: dict[str, Any] = {
-        "tool": {"driver": {
-            "name": "promptlint",
-            "version": version,
-            "semanticVersion": version,
-            "rules": [_rule_descriptor(rule, help_base) for rule in rules],
-        }},
-        "originalUriBaseIds": {"SRCROOT": {"uri": Path.cwd().as_uri() + "/"}},
-        "columnKind": "utf16CodeUnits",
-        "invocations": [{"executionSuccessful": not report.failed, "toolExecutionNotifications": notifications}],
-        "results": results,
-    }
-    return json.dumps({"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False)
+        yield result
