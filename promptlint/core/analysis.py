@@ -583,14 +583,17 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
     # The first request's rendering is the stable text with each unit's value put in: only
     # the windows around them are encoded.
     spans: list[tuple[int, int]] = []
-    rendered = render(rendered_as, units, 0, on_unit=lambda start, end: spans.append((start, end)))
+    # Without a volatile unit every rendering is the stable one (only units differ): not made again.
+    rendered = render(rendered_as, units, 0, on_unit=lambda start, end: spans.append((start, end))) if units \
+        else stable_text
     starts, syncs = (None, None) if rendered == stable_text else (token_starts(stable_ids, encoding),
                                                                   sync_points(stable_text))
     first = stable_ids if starts is None else spliced_encoding(stable_text, stable_ids, rendered, spans, encoding,
                                                                starts, syncs)
     # What a second request renders: only the tokens up to where it parts from the first
     # are encoded again.
-    stable_prefix = shared_prefix_tokens(rendered, first, render(rendered_as, units, 1), encoding)
+    stable_prefix = shared_prefix_tokens(rendered, first, render(rendered_as, units, 1) if units else stable_text,
+                                         encoding)
     if rendered_as is not template:
         # A child template's findings are its own; its parent's volatile parts still count
         # for the stable prefix (they are reported in the parent).
