@@ -104,20 +104,6 @@ def _uri(path: str) -> str:
     return Path(rel if not rel.startswith("..") else os.path.abspath(path)).as_posix()
 
 
-def render(
-    report: Report,
-    rules: Sequence[ModuleType],
-    sources: Mapping[str, Lines],
-    *,
-    version: str,
-    fixed_sources: Mapping[str, tuple[str, str]] | None = None,
-    help_base: str | None = None,
-) -> str:
-    """The SARIF log of one run. ``sources`` holds each finding's file as lines;
-    ``fixed_sources`` maps a path to (its text, the text ``promptlint fix`` would write)."""
-    return "".join(chunks(report, rules, sources, version=version, fixed_sources=fixed_sources, help_base=help_base))
-
-
 def chunks(
     report: Report,
     rules: Sequence[ModuleType],
@@ -127,8 +113,10 @@ def chunks(
     fixed_sources: Mapping[str, tuple[str, str]] | None = None,
     help_base: str | None = None,
 ) -> Iterator[str]:
-    """:func:`render`'s text, a result at a time: the same characters (``json.dumps(…,
-    indent=2)`` of the log), without every result's object held at once."""
+    """The SARIF log of one run, a result at a time: the characters of ``json.dumps(log,
+    indent=2)``, without every result's object held at once. ``sources`` holds each finding's
+    file as lines; ``fixed_sources`` maps a path to (its text, the text ``promptlint fix`` would
+    write)."""
     notifications = [
         {"level": "error", "message": {"text": message}} for message in report.errors
     ] + [
