@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from rich.console import Console
 
 from promptlint.api import check_text
@@ -75,7 +77,7 @@ def _fix_report(tmp_path, source: str, console: Console) -> None:  # type: ignor
     from promptlint.reporters import fixreport
 
     path = tmp_path / "agent.j2"
-    path.write_text(source, encoding="utf-8")
+    path.write_bytes(source.encode("utf-8"))  # its line ends as given
     fixreport.render(fix_paths([str(path)], write=False), console, show_diff=True, write=False)
 
 
@@ -89,13 +91,14 @@ def test_the_plain_fix_report_is_what_rich_prints_without_colour(tmp_path) -> No
     assert plain.getvalue() == recorded.export_text()
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_a_diff_shows_a_templates_escape_sequences_on_a_terminal_and_keeps_them_in_a_pipe(  # type: ignore[no-untyped-def]
-    tmp_path
+    tmp_path, newline: str
 ) -> None:
     import subprocess
 
     source = ("Current time: {{ now() }}\nYou are \x1b[31mred\x1b[0m.\n"
-              + "".join(f"- rule {i}: keep every diff small.\n" for i in range(20)))
+              + "".join(f"- rule {i}: keep every diff small.\n" for i in range(20))).replace("\n", newline)
     terminal = io.StringIO()
     _fix_report(tmp_path, source, Console(file=terminal, force_terminal=True, color_system="standard",
                                           highlight=False, soft_wrap=True))
@@ -104,7 +107,7 @@ def test_a_diff_shows_a_templates_escape_sequences_on_a_terminal_and_keeps_them_
     _fix_report(tmp_path, source, Console(file=piped, color_system=None, highlight=False, soft_wrap=True))
     diff = piped.getvalue()
     diff = diff[diff.index("--- a/"):diff.rindex("\n1 file(s)") + 1]
-    assert " You are \x1b[31mred\x1b[0m.\n" in diff
+    assert f" You are \x1b[31mred\x1b[0m.{newline}" in diff and f"+Current time: {{{{ now() }}}}{newline}" in diff
     # The diff names `a/tmp/…/agent.j2` (an absolute path, as git writes it): applied from `/`.
     applied = subprocess.run(["git", "apply", "--check", "-"], input=diff, text=True, capture_output=True, cwd="/")
     assert applied.returncode == 0, applied.stderr

@@ -53,9 +53,10 @@ class FileChangedError(Exception):
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
-    """A unified diff of two sources (line endings shown as ``\\n``)."""
+    """A unified diff of two sources, each line with its own ending (a CRLF file's lines end
+    in ``\\r\\n``, as ``git diff`` writes them and ``git apply`` reads them)."""
     def split(text: str) -> list[str]:
-        lines = [line.replace("\r\n", "\n") for line in re.split(r"(?<=\n)", text) if line]
+        lines = [line for line in re.split(r"(?<=\n)", text) if line]
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n\\ No newline at end of file\n"
         return lines

@@ -46,8 +46,8 @@ def _visible(line: str) -> str:
 
 def _diff(diff: str, plain: bool) -> Text:
     """The diff, coloured for a terminal. Without colour (a pipe, a file) its lines are written
-    as they are (``git apply`` takes the diff of a file with ``\\n`` line ends); on a terminal
-    a template's control characters are shown as escapes, not run."""
+    as they are, so that ``git apply`` takes it; on a terminal a template's control characters
+    are shown as escapes, not run."""
     out = Text()
     lines = diff.split("\n")
     for line in [f"{line}\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else []):
