@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from rich.console import Console
 
 from promptlint.api import check_text
