@@ -58,11 +58,25 @@ def _root(start: str) -> str:
     return os.path.realpath(_git(["rev-parse", "--show-toplevel"], folder).strip())
 
 
+def _roots(paths: list[str]) -> list[str]:
+    return sorted({_root(p) for p in paths} or {_root(".")})
+
+
+def verify_ref(ref: str, paths: list[str]) -> None:
+    """ChangedSinceError unless ``ref`` names a commit in each repository holding ``paths``:
+    asked before the check, so that a mistyped ref does not wait for a whole run."""
+    for root in _roots(paths):
+        try:
+            _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
+        except ChangedSinceError:
+            raise ChangedSinceError(f"not a commit in the repository at {root}") from None
+
+
 def changed_lines(ref: str, paths: list[str]) -> ChangedLines:
     """What changed since ``ref`` in the repository (or repositories) holding ``paths``."""
     result = ChangedLines()
-    for root in sorted({_root(p) for p in paths} or {_root(".")}):
-        _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
+    verify_ref(ref, paths)
+    for root in _roots(paths):
         diff = _git(["diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", "--no-prefix", ref,
                      "--"], root)
         current: set[int] | None = None

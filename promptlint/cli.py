@@ -140,6 +140,14 @@ def check(
         click.echo("error: --unsafe-fixes applies to a fix: add --fix (write) or --diff (show)", err=True)
         sys.exit(EXIT_FAILED)
 
+    if changed_since is not None:
+        from promptlint import changed
+
+        try:
+            changed.verify_ref(changed_since, list(paths))
+        except changed.ChangedSinceError as exc:
+            click.echo(f"error: --changed-since {changed_since}: {exc}", err=True)
+            sys.exit(EXIT_FAILED)
     if show_diff:
         # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
         sys.exit(_run_fix(paths, show_diff=True, check_only=True, unsafe=unsafe_fixes, model=model,

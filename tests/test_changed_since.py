@@ -50,10 +50,17 @@ def test_no_change_means_no_finding(run_cli, repo):
     assert code == 0 and data["findings"] == []
 
 
-def test_unknown_ref_is_a_one_line_error(run_cli, repo):
+def test_unknown_ref_is_a_one_line_error_before_any_file_is_checked(run_cli, repo, monkeypatch):
+    import promptlint.api
+
+    def never(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("checked before the ref was known to be a commit")
+
+    monkeypatch.setattr(promptlint.api, "check_paths", never)
     result = run_cli("check", "--changed-since", "no-such-ref", "old.j2", cwd=repo)
     assert result.exit_code == 2
-    assert result.stderr.count("\n") == 1 and "no-such-ref" in result.stderr
+    assert result.stderr.splitlines() == [
+        f"error: --changed-since no-such-ref: not a commit in the repository at {repo.resolve()}"]
 
 
 def test_outside_a_repository_is_a_one_line_error(run_cli, tmp_path):
