@@ -149,3 +149,31 @@ def test_the_json_report_written_in_chunks_is_json_dumps_of_the_contract() -> No
     for report in reports:
         assert json_reporter.render(report) == dumped(report)
         json.loads(json_reporter.render(report))
+
+
+def test_a_file_name_with_a_line_break_or_an_escape_is_quoted_in_the_diff_and_escaped_in_the_report(  # type: ignore[no-untyped-def]
+    tmp_path
+) -> None:
+    import subprocess
+
+    from promptlint.fix import fix_paths
+    from promptlint.reporters import fixreport
+
+    source = "Current time: {{ now() }}\n" + "".join(f"- rule {i}: keep every diff small.\n" for i in range(20))
+    for name in ("a\nb.j2", "c\x1b[31md.j2"):
+        (tmp_path / name).write_text(source, encoding="utf-8")
+    out = io.StringIO()
+    fixreport.render(fix_paths([str(tmp_path)], write=False), Console(file=out, color_system=None, highlight=False,
+                     soft_wrap=True), show_diff=True, write=False)
+    report = out.getvalue()
+    assert "\x1b" not in report and "a\\nb.j2: would fix" in report and "c\\x1b[31md.j2: would fix" in report
+    shown = str(tmp_path).lstrip("/")
+    assert f'--- "a/{shown}/a\\nb.j2"\n' in report and f'+++ "b/{shown}/c\\033[31md.j2"\n' in report
+    diffs, inside = [], False
+    for line in report.splitlines(keepends=True):  # each file's diff: from its `---` to its last hunk line
+        inside = line.startswith("--- ") or (inside and line[:1] in (" ", "+", "-", "@", "\\"))
+        if inside:
+            diffs.append(line)
+    applied = subprocess.run(["git", "apply", "--check", "-"], input="".join(diffs), text=True, capture_output=True,
+                             cwd="/")
+    assert applied.returncode == 0, applied.stderr

@@ -62,7 +62,28 @@ def unified_diff(path: str, old: str, new: str) -> str:
         return lines
 
     shown = path.lstrip("/")  # `a/tmp/x.j2`, as git writes an absolute path's diff
-    return linediff.unified_diff(split(old), split(new), f"a/{shown}", f"b/{shown}")
+    return linediff.unified_diff(split(old), split(new), _diff_name(f"a/{shown}"), _diff_name(f"b/{shown}"))
+
+
+_GIT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
+                '"': '\\"', "\\": "\\\\"}
+
+
+def _diff_name(name: str) -> str:
+    """A diff header's file name as git writes it: quoted, C-style, when it holds a control
+    character, a quote or a backslash (a line break in a name would break the header; an
+    escape sequence would reach the terminal), else as it is."""
+    if name.isprintable() and '"' not in name and "\\" not in name:
+        return name
+    out = []
+    for c in name:
+        if c in _GIT_ESCAPES:
+            out.append(_GIT_ESCAPES[c])
+        elif c.isprintable():
+            out.append(c)
+        else:
+            out.extend(f"\\{byte:03o}" for byte in c.encode("utf-8", "surrogateescape"))
+    return '"' + "".join(out) + '"'
 
 
 def temp_name_pattern(name: str) -> re.Pattern[str]:

@@ -65,7 +65,7 @@ def _diff(diff: str, plain: bool) -> Text:
 
 
 def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> None:
-    head = Text(f"{result.path}: ", style="bold")
+    head = Text(f"{one_line(result.path)}: ", style="bold")
     if result.error:
         head.append("error: ", style="bold red")
         head.append(one_line(result.error))
