@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from promptlint.core.findings import Finding, Report
 
@@ -55,6 +56,13 @@ def _git(args: list[str], cwd: str) -> str:
 
 def _root(start: str) -> str:
     folder = start if os.path.isdir(start) else os.path.dirname(os.path.abspath(start)) or "."
+    return _toplevel(os.path.abspath(folder))
+
+
+@lru_cache(maxsize=256)
+def _toplevel(folder: str) -> str:
+    """The repository holding ``folder``: asked of git once per folder (a hook names each
+    staged file, and the ref is verified before the check and its diff read after it)."""
     return os.path.realpath(_git(["rev-parse", "--show-toplevel"], folder).strip())
 
 
@@ -66,17 +74,21 @@ def verify_ref(ref: str, paths: list[str]) -> None:
     """ChangedSinceError unless ``ref`` names a commit in each repository holding ``paths``:
     asked before the check, so that a mistyped ref does not wait for a whole run."""
     for root in _roots(paths):
-        try:
-            _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
-        except ChangedSinceError:
-            raise ChangedSinceError(f"not a commit in the repository at {root}") from None
+        _verify(ref, root)
+
+
+def _verify(ref: str, root: str) -> None:
+    try:
+        _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], root)
+    except ChangedSinceError:
+        raise ChangedSinceError(f"not a commit in the repository at {root}") from None
 
 
 def changed_lines(ref: str, paths: list[str]) -> ChangedLines:
     """What changed since ``ref`` in the repository (or repositories) holding ``paths``."""
     result = ChangedLines()
-    verify_ref(ref, paths)
     for root in _roots(paths):
+        _verify(ref, root)
         diff = _git(["diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", "--no-prefix", ref,
                      "--"], root)
         current: set[int] | None = None
