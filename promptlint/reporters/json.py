@@ -27,16 +27,17 @@ def chunks(report: Report) -> Iterator[str]:
     yield '{\n  "version": 1'
     for key, items in parts:
         yield f',\n  {json.dumps(key)}: '
-        yield from _array(items)
+        yield from array(items)
     yield "\n}"
 
 
-def _array(items: Iterable[Any]) -> Iterator[str]:
-    """A list, as ``json.dumps(…, indent=2)`` writes it one level in: each item indented by
-    four spaces (a string's own line breaks are escapes, so every break is indentation)."""
+def array(items: Iterable[Any], level: int = 1) -> Iterator[str]:
+    """A list, as ``json.dumps(…, indent=2)`` writes it ``level`` levels in (two spaces a
+    level), an item at a time: each item's own lines indented to the level below (a string's
+    line breaks are escapes, so every break is indentation). SARIF's results use it too."""
+    inner, outer = "\n" + "  " * (level + 1), "\n" + "  " * level
     empty = True
     for item in items:
-        text = json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n    ")
-        yield ("[\n    " if empty else ",\n    ") + text
+        yield ("[" if empty else ",") + inner + json.dumps(item, indent=2, ensure_ascii=False).replace("\n", inner)
         empty = False
-    yield "[]" if empty else "\n  ]"
+    yield "[]" if empty else outer + "]"

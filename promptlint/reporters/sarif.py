@@ -18,6 +18,7 @@ from typing import Any
 
 from promptlint.core.findings import Finding, Lines, Report
 from promptlint.fix.linediff import LineMatcher
+from promptlint.reporters import json as json_report
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -141,13 +142,9 @@ def chunks(
     # that key (a message's own quotes are escaped): the results are written in its place.
     at = log.rindex('"results": []') + len('"results": ')
     yield log[:at]
-    empty = True
-    for result in _results(report, {rule.CODE: i for i, rule in enumerate(rules)}, sources, fixed_sources):
-        # One level of the log is two spaces; a result stands four levels in.
-        yield ("[\n        " if empty else ",\n        ") + json.dumps(result, indent=2, ensure_ascii=False).replace(
-            "\n", "\n        ")
-        empty = False
-    yield "[]" if empty else "\n      ]"
+    # The results list stands three levels in: the log, its runs, the run.
+    yield from json_report.array(_results(report, {rule.CODE: i for i, rule in enumerate(rules)}, sources,
+                                          fixed_sources), level=3)
     yield log[at + 2:]
 
 
