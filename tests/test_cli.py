@@ -288,8 +288,11 @@ def test_a_real_process_exits_with_the_run_s_code_and_all_of_its_output(run_proc
 def test_a_reader_that_stops_early_gets_one_line_not_an_internal_error(write, tmp_path: Path) -> None:
     import subprocess
 
-    for n in range(60):  # a report well over a pipe's buffer
-        write(f"many/p{n}.j2", "".join(f"Now: {{{{ now() }}}} {i}\n" for i in range(40)) + "stable text\n" * 50)
+    # A report of 2,400 findings, 1.2 MB: far over a pipe's 64 KB buffer, so the check blocks
+    # on the pipe until the reader has closed it (a report that fits was written whole before
+    # the close, now and then, and the run ended with exit 1).
+    for n in range(60):
+        write(f"many/p{n}.j2", "".join(f"Session: {{{{ session_id_{i} }}}}\n" for i in range(40)) + "stable text\n" * 50)
     proc = subprocess.Popen([sys.executable, "-m", "promptlint", "check", str(tmp_path / "many")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stderr is not None
