@@ -5,7 +5,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench ranks data lint clean
+.PHONY: demo test bench ranks data lint clean bytecode
+
+# The package byte-compiled, as pip compiles an installed one: where PYTHONDONTWRITEBYTECODE
+# is set (many containers), an editable install would compile every module again in each
+# of the processes the demo and the tests start. Up-to-date files are not compiled again.
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q promptlint rules
 
 # setuptools maps top-level rules/ to promptlint.rules in an editable install with a
 # finder and says so on every install ("Editable installation.", information only):
@@ -17,11 +23,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The demo exits 0 when it ran: findings (exit 1) are the point of it.
-demo: $(STAMP)
+demo: bytecode
 	$(BIN)/promptlint check fixtures/agents/ || [ $$? -eq 1 ]
 	$(BIN)/promptlint probe fixtures/agents/templates/system.j2 --provider local --model tiny --block-size 1 --compare-fix
 
-test: $(STAMP)
+test: bytecode
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -11,6 +11,7 @@ the Python that runs them, and print which package that is.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,29 @@ _PROBE = (
     f"import json, sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); import installed; "
     "print(json.dumps(installed.package_info()))"
 )
+
+
+_COMPILE = (
+    "import compileall, os, sys, promptlint, promptlint.rules\n"
+    "folders = {os.path.dirname(promptlint.__file__), os.path.dirname(promptlint.rules.__file__)}\n"
+    "ok = all(compileall.compile_dir(f, quiet=1) for f in sorted(folders))\n"
+    "print('compiled' if ok else 'not compiled')"
+)
+
+
+def byte_compiled() -> str:
+    """Byte-compile the package the benchmarks run, as ``pip install`` does, and say so.
+
+    Python caches each module's bytecode in ``__pycache__`` on first import, unless
+    ``PYTHONDONTWRITEBYTECODE`` is set (as in many containers): then an editable install
+    compiles every promptlint module again in every process (about 0.1 s a start, and
+    again in each ``-j`` worker for the modules it imports), while the floors' libraries
+    (click, rich, jinja2, tiktoken), byte-compiled by pip, do not. Compiling here first
+    times the package as an installed one runs."""
+    proc = subprocess.run([*python_command(), "-c", _COMPILE], capture_output=True, text=True, check=False)
+    state = proc.stdout.strip() if proc.returncode == 0 else "not compiled"
+    env = " (PYTHONDONTWRITEBYTECODE is set here)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else ""
+    return f"bytecode: {state}{env}"
 
 
 def describe(root: Path, info: dict[str, str] | None = None, how: str | None = None) -> str:

@@ -8,7 +8,8 @@ should never need (openai, anthropic, torch, transformers). Figures, not asserti
 it with `python bench/startup.py`. The cache lives in a temporary folder for the run.
 
 It times the installed package (`python -P -m promptlint`, see bench/installed.py), not
-the source folder the command happens to be started in, and says which one that is.
+the source folder the command happens to be started in, and says which one that is. The
+package is byte-compiled first, as pip compiles an installed one (bench/installed.py).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from installed import describe, promptlint_command, python_command
+from installed import byte_compiled, describe, promptlint_command, python_command
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "agents" / "templates" / "system.j2"
@@ -44,6 +45,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
     python = python_command()
+    compiled = byte_compiled()  # before any timing: as an installed package runs
     check = [*promptlint_command(), "check", "--no-frames", str(FIXTURE)]
     # The timed command must work: timing a traceback would be a figure about nothing.
     ran = subprocess.run(check, capture_output=True, text=True, check=False)
@@ -65,7 +67,7 @@ def main() -> None:
     )
     out = subprocess.run([*python, "-c", probe], capture_output=True, text=True, check=False).stdout
     heavy = next((line[6:] for line in out.splitlines() if line.startswith("HEAVY:")), "?")
-    print(describe(ROOT))
+    print(f"{describe(ROOT)}; {compiled}")
     print(f"fixture: {FIXTURE.relative_to(ROOT)}  runs: {args.runs}")
     print(f"python -c pass                          median {baseline * 1000:7.1f} ms")
     print(f"python -c 'import click, rich, jinja2'  median {floor * 1000:7.1f} ms  (the import floor)")

@@ -24,7 +24,8 @@ request bodies) with ``promptlint check -j 1`` on those same files next to it. E
 gives wall time, files/s, MB/s, the ratio to the floor and the peak RSS of the largest
 process (``getrusage(RUSAGE_CHILDREN)`` of a wrapper around the run). Then the slowest
 single files, timed one by one in one process (encoding loaded).
-Figures, not assertions: it exits 0 whatever they are.
+The package is byte-compiled first, as pip compiles an installed one (see
+bench/installed.py). Figures, not assertions: it exits 0 whatever they are.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from installed import describe, promptlint_command, python_command  # noqa: E402
+from installed import byte_compiled, describe, promptlint_command, python_command  # noqa: E402
 import peers  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -261,7 +262,7 @@ def main() -> None:
         listing = root / "files.txt"
         listing.write_text("".join(f"{p}\n" for p in paths), encoding="utf-8")
         mb = sum(p.stat().st_size for p in paths) / 1e6
-        print(describe(REPO_ROOT))
+        print(f"{describe(REPO_ROOT)}; {byte_compiled()}")
         print(f"{len(paths):,} files, {mb:.1f} MB in {folder} (seed {SEED})")
         bpe = REPO_ROOT / "promptlint" / "data" / "o200k_base.tiktoken"
         floor_run = measure([*python_command(), "-c", _FLOOR_DRIVER, str(bpe), str(listing)])
