@@ -231,9 +231,15 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
             click.echo(chunk, nl=False)
         click.echo()
     elif output_format == "github":
+        from promptlint.core.findings import one_line
         from promptlint.reporters import github
 
-        click.echo(github.render(report))
+        annotations = github.render(report)
+        if sys.stdout.isatty():  # a template's escape sequences are shown, not run
+            annotations = "\n".join(map(one_line, annotations.split("\n")))
+        # Else (the runner reads a pipe) as they are: click would strip an escape sequence
+        # from a file name, and the annotation would name another file.
+        click.echo(annotations, color=True)
     elif output_format == "sarif":
         from importlib.metadata import version
 

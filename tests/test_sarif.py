@@ -115,6 +115,16 @@ def test_github_annotations_escape_and_map_levels(run_cli, write, long_rules):
     assert "\n" not in first
 
 
+def test_github_annotation_names_a_file_whose_name_holds_an_escape_sequence(run_cli, write, long_rules):
+    # click strips escape sequences from what is not a terminal: the annotation named
+    # `a[31m.j2`, a file that is not there, and GitHub attached it to nothing.
+    path = write("a\x1b[31m.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    result = run_cli("check", "--format", "github", str(path))
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    assert f"file={path}," in first.replace("%3A", ":")
+
+
 def test_sarif_fixes_rewrite_the_file_as_promptlint_fix_does(run_cli, write, long_rules, sarif_schema):
     path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
     _, log = _sarif(run_cli, str(path), "--select", "PC101")
