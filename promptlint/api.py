@@ -509,33 +509,19 @@ def _check_in_processes(
     run afterwards in this process, which loads a file again only if they ask for it; its
     includes are then resolved in the run's ``project``, each included file loaded once
     (with a project of its own, each of 300 templates loaded the 300 partials it includes)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from promptlint.parallel import map_in_order
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    if method == "fork":
-        # What every worker needs is made once, here, and inherited: the rule modules, the
-        # engine and the default encoding (each worker would build its own otherwise).
-        from promptlint.core import analysis  # noqa: F401
-        from promptlint.loaders import jinja
-        from promptlint.registry import rules
-
-        rules()
-        jinja.lexer()  # its rules compiled once
-        tokens.get_encoding(tokens.encoding_name_for_model(tokens.DEFAULT_MODEL))
-        heap.freeze()
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=_init_worker,
-                             initargs=(explicit, syntax, options, cache.folder if cache else None)) as pool:
-        # Each chunk's results are taken in while the workers go on with the next ones.
-        outcomes = pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
-        for path, result in zip(files, outcomes, strict=True):
-            if result is None:  # it includes others: checked here, while the workers go on
-                yield _check_or_skip(path, explicit, syntax, options, project, cache)
-                continue
-            if isinstance(result, str | _Skip) or result.error:
-                yield path, result, None
-                continue
-            yield path, result, _reloadable(path, config_for_file(path, explicit, project, **options), syntax, result)
+    outcomes = map_in_order(_check_in_worker, files, jobs, initializer=_init_worker,
+                            initargs=(explicit, syntax, options, cache.folder if cache else None),
+                            before_fork=heap.freeze)
+    for path, result in zip(files, outcomes, strict=True):
+        if result is None:  # it includes others: checked here, while the workers go on
+            yield _check_or_skip(path, explicit, syntax, options, project, cache)
+            continue
+        if isinstance(result, str | _Skip) or result.error:
+            yield path, result, None
+            continue
+        yield path, result, _reloadable(path, config_for_file(path, explicit, project, **options), syntax, result)
 
 
 def _reloadable(path: str, config: Config, syntax: str | None, result: FileResult) -> CachedFile:

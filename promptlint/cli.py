@@ -151,12 +151,12 @@ def check(
     if show_diff:
         # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
         sys.exit(_run_fix(paths, show_diff=True, check_only=True, unsafe=unsafe_fixes, model=model,
-                          config_file=config_file, syntax=syntax, provider=provider)[0])
+                          config_file=config_file, syntax=syntax, provider=provider, jobs=jobs)[0])
     moved = False
     if apply_fix:
         code, fixed = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
                                config_file=config_file, syntax=syntax, to_stderr=output_format != "text",
-                               provider=provider, tail_note=False)
+                               provider=provider, tail_note=False, jobs=jobs)
         if code == EXIT_FAILED:
             sys.exit(code)
         from promptlint.reporters.fixreport import moved_something
@@ -303,6 +303,8 @@ def _provider_or_exit(provider: str) -> str:
 @click.option("--provider", help="Also report the cost per 1,000 calls before → after on this provider.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Use this promptlint.toml or pyproject.toml.")
 @click.option("--syntax", type=click.Choice(SYNTAXES), help="Read every file as this syntax.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Plan and prove the fixes in this many processes (default: the number of cores).")
 def fix(
     paths: Sequence[str],
     show_diff: bool,
@@ -312,12 +314,13 @@ def fix(
     provider: str | None,
     config_file: str | None,
     syntax: str | None,
+    jobs: int | None,
 ) -> None:
     """Move volatile parts of prompt files to the tail, proving that no word is lost."""
     if provider is not None:
         provider = _provider_or_exit(provider)
     sys.exit(_run_fix(paths, show_diff=show_diff, check_only=check_only, unsafe=unsafe_fixes, model=model,
-                      config_file=config_file, syntax=syntax, provider=provider)[0])
+                      config_file=config_file, syntax=syntax, provider=provider, jobs=jobs)[0])
 
 
 def _run_fix(
@@ -332,6 +335,7 @@ def _run_fix(
     to_stderr: bool = False,
     provider: str | None = None,
     tail_note: bool = True,
+    jobs: int | None = None,
 ) -> tuple[int, FixReport]:
     """Fix (or, with --diff/--check, only plan) and report; returns the exit code and the report."""
     from rich.console import Console
@@ -340,9 +344,8 @@ def _run_fix(
     from promptlint.reporters import fixreport
 
     write = not (show_diff or check_only)
-    report = fix_paths(
-        list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model, provider=provider
-    )
+    report = fix_paths(list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model,
+                       provider=provider, jobs=jobs or os.cpu_count() or 1)
     console = Console(highlight=False, soft_wrap=True, stderr=to_stderr)
     fixreport.render(report, console, show_diff=show_diff, write=write, tail_note=tail_note and write)
     # `--diff` writes nothing, like `--check`: a fix it shows is still to be made (as ruff).

@@ -336,3 +336,55 @@ def test_a_failure_while_deciding_any_file_leaves_every_file_unwritten(
     with pytest.raises(RuntimeError):
         fix_paths([str(tmp_path)])
     assert first.read_text() == FIXABLE and second.read_text() == FIXABLE
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="no fork here")
+def test_a_failure_in_a_worker_process_leaves_every_file_unwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With -j the plans are made in forked workers (which inherit the patch); the bug in one
+    # of them reaches this process before anything is written.
+    paths = [tmp_path / f"p{n}.j2" for n in range(8)]
+    for path in paths:
+        path.write_text(FIXABLE)
+    real_plan = apply_mod.plan_fix
+
+    def fails_on_p5(template, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if template.path.endswith("p5.j2"):
+            raise RuntimeError("a bug while planning p5.j2")
+        return real_plan(template, *args, **kwargs)
+
+    monkeypatch.setattr(apply_mod, "plan_fix", fails_on_p5)
+    with pytest.raises(RuntimeError, match="p5.j2"):
+        fix_paths([str(tmp_path)], jobs=2)
+    assert all(path.read_text() == FIXABLE for path in paths)
+
+
+def test_fix_in_processes_writes_and_reports_what_one_process_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import concurrent.futures
+
+    pools: list[int] = []
+    real = concurrent.futures.ProcessPoolExecutor
+
+    def pool(*args, **kwargs):  # type: ignore[no-untyped-def]
+        pools.append(args[0] if args else kwargs["max_workers"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", pool)
+    sources = {f"p{n}.j2": FIXABLE if n % 3 else "Stable rules only.\n" for n in range(9)}
+    reports = []
+    for jobs in (1, 2):
+        folder = tmp_path / f"j{jobs}"
+        folder.mkdir()
+        for name, text in sources.items():
+            (folder / name).write_text(text)
+        report = fix_paths([str(folder)], jobs=jobs)
+        reports.append(([(Path(r.path).name, r.changed, r.written, r.moved, r.stable_after) for r in report.files],
+                        {p.name: p.read_text() for p in folder.iterdir()}))
+    assert pools == [2]  # -j 1 starts no pool
+    assert reports[0] == reports[1]
+    files, written = reports[1]
+    assert sum(changed and done for _, changed, done, _, _ in files) == 6
+    assert written["p1.j2"] != FIXABLE and written["p0.j2"] == "Stable rules only.\n"

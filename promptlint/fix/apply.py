@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from promptlint.config import Config
@@ -168,20 +169,29 @@ def fix_paths(
     write: bool = True,
     model: str | None = None,
     provider: str | None = None,
+    jobs: int = 1,
 ) -> FixReport:
     """Fix files and folders (folders are walked as ``promptlint check`` walks them).
 
-    Everything is decided first: every file is read, planned and proved, and every config
-    rewrite planned, before the first byte is written. A failure while deciding (bad
-    config, a bug) leaves every file as it was; a file that cannot be fixed does not stop
-    the others from being written."""
+    Everything is decided first: every file is read, planned and proved (with ``jobs`` > 1,
+    in that many processes), and every config rewrite planned, before the first byte is
+    written, here. A failure while deciding (bad config, a bug) leaves every file as it
+    was; a file that cannot be fixed does not stop the others from being written."""
     from promptlint.targets import gather
 
     report = FixReport()
     targets = gather(paths, config_file)
     files, explicit, report.errors, report.warnings = targets.files, targets.explicit, targets.errors, targets.skipped
     folders = [p for p in paths if os.path.isdir(p)]
-    planned = [_plan_file(path, explicit, syntax, unsafe, model, provider, folders) for path in files]
+    plan = partial(_plan_file, config=explicit, syntax=syntax, unsafe=unsafe, model=model, provider=provider,
+                   folders=folders)
+    if jobs > 1 and len(files) >= 2 * jobs:
+        from promptlint.parallel import map_in_order
+
+        # Each file's plan is its own (a fix reads no other file): only the writes wait.
+        planned = list(map_in_order(plan, files, jobs))
+    else:
+        planned = [plan(path) for path in files]
     planned += _plan_assembly_orders(files, explicit, folders)
     # A file over the size limit is skipped with a warning, as check skips it.
     report.warnings += [f"{result.path}: {result.skipped}" for result, _ in planned if result.skipped]
