@@ -43,6 +43,53 @@ def test_random_text_and_offsets(text: str, data: st.DataObject) -> None:
         assert counter.after(offset) == tokens.count(text[offset:], "o200k_base")
 
 
+# Long whitespace runs: each suffix that starts in one starts with a long piece, counted
+# from earlier encodings of the run's suffixes (their token boundaries).
+RUNS = [
+    "You are Atlas.\n" + "\n" * 3000,  # the lines of slots that rendered to nothing
+    "Rules first.\n" + "\n" * 2500 + "Done.\n",  # a sync point after the run
+    "Header" + " " * 3000 + "tail words",  # spaces: tokens of up to 128 of them
+    "a:\n" + "\t" * 1200 + "\n" * 700 + "  " * 600 + "end",  # runs of three kinds, back to back
+    "x\n" + "\r\n" * 1500 + "y",
+    "é\n" + "\n" * 2000 + "日本",  # not ASCII outside the run
+]
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@pytest.mark.parametrize("text", RUNS, ids=range(len(RUNS)))
+def test_suffixes_that_start_in_a_long_whitespace_run_count_as_encoded_alone(text: str, encoding: str) -> None:
+    counter = SuffixTokens(text, encoding)
+    # Backwards, forwards and in a scattered order: the known counts come from whichever
+    # encodings were made before.
+    offsets = list(range(len(text) - 1, -1, -7)) + list(range(0, len(text), 5)) + [
+        (i * 7919) % len(text) for i in range(300)]
+    assert [counter.after(i) for i in offsets] == [tokens.count(text[i:], encoding) for i in offsets]
+
+
+def test_a_run_of_line_breaks_is_encoded_a_few_times_not_once_per_suffix(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "Intro.\n" + "\n" * 10_000
+    counter = SuffixTokens(text, "o200k_base")
+    counter.after(3)  # built
+    encoded: list[int] = []
+    real = tokens.encode_piece
+
+    def counting(piece: str, encoding: str = "o200k_base") -> list[int]:
+        encoded.append(len(piece))
+        return real(piece, encoding)
+
+    monkeypatch.setattr(tokens, "encode_piece", counting)
+    counts = [counter.after(i) for i in range(7, len(text))]
+    assert counts[::997] == [tokens.count(text[i:]) for i in range(7, len(text))][::997]
+    # Tokens of 16 line breaks: one encoding per starting point modulo 16 (n² was 50 M characters).
+    assert len(encoded) <= 16 and sum(encoded) <= 16 * 10_000
+
+
+def test_no_token_is_as_long_as_a_long_run() -> None:
+    # A piece of a long run is never a single token, which tiktoken would take as it is
+    # without merging: its count is always what byte-pair merging makes of it.
+    assert all(max(map(len, tokens.ranks(name))) < suffixtokens._LONG_RUN for name in tokens.SHIPPED_ENCODINGS)
+
+
 def test_first_queries_are_the_direct_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(suffixtokens, "_DIRECT_QUERIES", 2)
     text = TEXTS[0] * 50

@@ -26,6 +26,19 @@ text's tokens from the point on; only where no sync point is within reach (a lon
 the suffix's own scan run until it meets the whole text's. The same reasoning lets two
 renderings that differ in a few places share their tokens outside windows between sync
 points (:func:`spliced_encoding`, :func:`shared_prefix_tokens`).
+
+A long run of whitespace has no sync point in it (10,000 lines that each held only a
+volatile slot leave 10,000 line breaks), and each suffix that starts in it begins with a
+piece that runs to the end of the run: encoding that piece for each of n suffixes cost n²
+(a run of 10,000: 9.5 s). Such pieces are counted from what earlier encodings of the same
+run showed. Byte-pair encoding merges, again and again, the adjacent pair of parts whose
+join is the token of lowest rank. If the tokens of a piece ``P`` part at a point ``p``, no
+merge ever joined a part left of ``p`` with one right of it, so the merges on each side
+were the ones that side makes alone, in the same order (each was the lowest-ranked pair on
+its side when it was made, and nothing made on the other side changed its side): the
+tokens of ``P[p:]`` are the tokens of ``P`` after ``p``. One encoding of a run's suffix
+thereby counts every suffix that starts at one of its token boundaries (in a run of line
+breaks, every sixteenth), and a few encodings count them all.
 """
 
 from __future__ import annotations
@@ -56,6 +69,15 @@ _PREFIX_MARGIN = 8
 
 # Characters between two known byte offsets of a non-ASCII text (see ``_byte_offset``).
 _CHECKPOINT = 4096
+
+# A suffix that starts with this much whitespace starts with a long piece, counted from
+# earlier encodings of the same piece's suffixes (see the module's docstring).
+_LONG_RUN = 256
+_WHITESPACE = frozenset(" \t\r\n\f\v")
+_LONG_WHITESPACE = re.compile(r"[ \t\r\n\f\v]{%d}" % _LONG_RUN)
+# At most this many suffix counts are kept per text (each encoding of a run's suffix adds
+# one per token of it); past that, a long piece is encoded as any other.
+_MAX_KNOWN_SUFFIXES = 1 << 20
 
 
 @cache
@@ -89,6 +111,9 @@ class SuffixTokens:
         self._given_syncs = syncs
         self._asked = 0 if ids is None and len(text) <= _DIRECT_TEXT_CHARS else _DIRECT_QUERIES
         self._built = False
+        # Long whitespace pieces, by where they end: the token count from each known start.
+        self._run_suffixes: dict[int, dict[int, int]] = {}
+        self._known_suffixes = 0
 
     def _build(self) -> None:
         self._built = True
@@ -149,6 +174,10 @@ class SuffixTokens:
             return tokens.count(text[offset:], self.encoding)
         if not self._built:
             self._build()
+        if self._exact and text[offset] in _WHITESPACE and _LONG_WHITESPACE.match(text, offset):
+            head, end = self._long_pieces(offset)
+            if end > offset:
+                return head + self.after(end)
         syncs = self._syncs
         if syncs is not None:
             i = bisect_left(syncs, offset)
@@ -175,6 +204,39 @@ class SuffixTokens:
                 return head + self._tokens_from(start)
             head += len(tokens.encode_piece(match.group(), self.encoding))
         return head
+
+    def _long_pieces(self, offset: int) -> tuple[int, int]:
+        """The tokens of the long pieces a suffix starts with, from ``offset`` (in a run of
+        whitespace), and where they end (``offset`` when its first piece is short). The
+        suffix's scan from there is the scan of the suffix that starts there (no look-behind)."""
+        text, head = self.text, 0
+        while offset < len(text):
+            match = self._regex.match(text, offset)
+            end = match.end() if match is not None else offset
+            if end - offset < _LONG_RUN:
+                break
+            head += self._long_piece(offset, end)
+            offset = end
+        return head, offset
+
+    def _long_piece(self, start: int, end: int) -> int:
+        """Tokens of the piece ``text[start:end]`` (ASCII whitespace), from an earlier
+        encoding of a longer suffix of it when ``start`` was one of its token boundaries
+        (see the module's docstring), else encoded, and its boundaries kept."""
+        known = self._run_suffixes.setdefault(end, {})
+        found = known.get(start)
+        if found is not None:
+            return found
+        piece = self.text[start:end]
+        ids = tokens.encode_piece(piece, self.encoding)
+        if self._known_suffixes < _MAX_KNOWN_SUFFIXES and piece.isascii():  # a byte per character
+            length = tokens.token_length(self.encoding)
+            at = start
+            for left, token in zip(range(len(ids), 0, -1), ids):
+                known.setdefault(at, left)
+                at += length(token)
+            self._known_suffixes += len(ids)
+        return len(ids)
 
     def before(self, offset: int) -> int:
         """Tokens of ``text[:offset]`` encoded on its own.
