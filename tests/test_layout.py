@@ -77,6 +77,47 @@ def test_a_long_paragraph_of_list_items_and_continuations() -> None:
     assert layout.list_item(2) == (1, 3) and layout.paragraph(5) == (0, 900)
 
 
+def _walked_statement(layout: Layout, first: int, last: int) -> tuple[int, int]:
+    """``Layout._statement`` as a walk from the range each time (the reference)."""
+    top, bottom = layout.paragraph(first)[0], layout.paragraph(last)[1]
+    if layout.list_item(first) is None:
+        while first > top and layout.list_item(first - 1) is None and (
+                not layout._ends_statement(first - 1) or layout._comment_only(first - 1)):
+            first -= 1
+    if layout.list_item(last) is None:
+        while last < bottom and layout.list_item(last + 1) is None and not layout._ends_statement(last):
+            last += 1
+    return first, last
+
+
+_STATEMENT_LINE = st.sampled_from(["Runs on and", "ends here.", "Asks?", "{{ now }}", "- item", "  more",
+                                   "{# a note #}", "", "Label:", "value {{ x }} on"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_STATEMENT_LINE, min_size=1, max_size=30), st.data())
+def test_statements_are_those_a_walk_from_each_range_finds(lines: list[str], data: st.DataObject) -> None:
+    source = "".join(line + "\n" for line in lines)
+    layout = Layout(load_text("p.j2", source, "jinja"))
+    # In any order, and ranges after single lines: what one walk keeps serves the next.
+    for _ in range(12):
+        first = data.draw(st.integers(0, layout.count - 1))
+        last = data.draw(st.integers(first, min(layout.count - 1, first + 3)))
+        assert layout._statement(first, last) == _walked_statement(Layout(layout.template), first, last), source
+
+
+def test_a_paragraph_of_lines_that_run_on_is_walked_once_not_once_per_line(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # 5,000 macro calls on lines that end in no full stop: the fix's plan grew every one to
+    # the whole paragraph by walking it (74 s).
+    source = "".join(f"{{{{ greet(user_name) }}}} line {i}\n" for i in range(3000))
+    layout = Layout(load_text("p.j2", source, "jinja"))
+    asked: list[int] = []
+    real = Layout._ends_statement
+    monkeypatch.setattr(Layout, "_ends_statement", lambda self, line: asked.append(line) or real(self, line))
+    assert {layout._statement(line, line) for line in range(0, 3000, 7)} == {(0, 2999)}
+    assert len(asked) <= 2 * 3000
+
+
 _FENCE_LINES = st.lists(st.sampled_from(["```\n", "~~~\n", "````\n", "text\n", "\n", "- item\n", "```python\n"]),
                         max_size=30)
 

@@ -24,6 +24,9 @@ class Layout:
     def __init__(self, template: Template) -> None:
         self.template = template
         self._shape_found: _Shape | None = None  # paragraphs and indentation, read when first asked
+        # Where the statement of each line asked so far starts and ends (see ``_statement``).
+        self._statement_starts: dict[int, int] = {}
+        self._statement_ends: dict[int, int] = {}
         source = template.source
         # Each line keeps its "\n" (only "\n" ends a line here, not the other breaks
         # ``str.splitlines`` knows); a last line without one is kept, an empty one is not.
@@ -224,16 +227,37 @@ class Layout:
         prose, an intro ending in ``:``, a comment about what follows) takes its
         neighbours with it, up to the whole paragraph.
         """
-        top, bottom = self.paragraph(first)[0], self.paragraph(last)[1]
         if self.list_item(first) is None:
-            while first > top and self.list_item(first - 1) is None and (
-                not self._ends_statement(first - 1) or self._comment_only(first - 1)
-            ):
-                first -= 1
+            first = self._statement_start(first)
         if self.list_item(last) is None:
-            while last < bottom and self.list_item(last + 1) is None and not self._ends_statement(last):
-                last += 1
+            last = self._statement_end(last)
         return first, last
+
+    # Each walk keeps its answer for every line it passed (the same for all of them): a move
+    # plan grows line after line of one paragraph, and a paragraph of lines that run on was
+    # walked whole for each of them (5,000 lines: 74 s).
+
+    def _statement_start(self, line: int) -> int:
+        """Up the lines that run on into this one (``_statement``), within the paragraph."""
+        top, passed, known = self.paragraph(line)[0], [], self._statement_starts
+        while line not in known and line > top and self.list_item(line - 1) is None and (
+            not self._ends_statement(line - 1) or self._comment_only(line - 1)
+        ):
+            passed.append(line)
+            line -= 1
+        start = known.setdefault(line, line)
+        known.update(dict.fromkeys(passed, start))
+        return start
+
+    def _statement_end(self, line: int) -> int:
+        """Down the lines this one runs on into (``_statement``), within the paragraph."""
+        bottom, passed, known = self.paragraph(line)[1], [], self._statement_ends
+        while line not in known and line < bottom and self.list_item(line + 1) is None and not self._ends_statement(line):
+            passed.append(line)
+            line += 1
+        end = known.setdefault(line, line)
+        known.update(dict.fromkeys(passed, end))
+        return end
 
     def describe(self, first: int, last: int) -> str:
         where = f"line {first + 1}" if first == last else f"lines {first + 1}–{last + 1}"
