@@ -220,9 +220,9 @@ class SuffixTokens:
         return head, offset
 
     def _long_piece(self, start: int, end: int) -> int:
-        """Tokens of the piece ``text[start:end]`` (ASCII whitespace), from an earlier
-        encoding of a longer suffix of it when ``start`` was one of its token boundaries
-        (see the module's docstring), else encoded, and its boundaries kept."""
+        """Tokens of the piece ``text[start:end]``, from an earlier encoding of a longer
+        suffix of it when ``start`` was one of its token boundaries (see the module's
+        docstring); else encoded, and, in ASCII, its boundaries kept."""
         known = self._run_suffixes.setdefault(end, {})
         found = known.get(start)
         if found is not None:
