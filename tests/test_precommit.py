@@ -15,6 +15,7 @@ says to replace), pinned by `pre-commit autoupdate --freeze` as the README says;
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -189,6 +190,20 @@ def test_hook_fails_on_a_cache_breaking_prompt(user_repo: Path) -> None:
     assert "Failed" in output
 
 
+def test_hook_checks_all_staged_files_in_one_run(user_repo: Path) -> None:
+    # pre-commit splits a hook's files into a run per core unless the hook is serial: each
+    # run built the tokenizer again and forked its own -j workers, and a summary line
+    # counted only its share. One run checks them all, in its own worker processes.
+    (user_repo / "prompts").mkdir()
+    names = [f"prompts/p{n}.j2" for n in range(12)]
+    for name in names:
+        (user_repo / name).write_text(f"You are Atlas.\nTime: {CLOCK}\n{_body()}\n")
+    proc = _run_hook(user_repo, *names)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output
+    assert re.findall(r"\d+ file\(s\) checked", output) == ["12 file(s) checked"], output
+
+
 def test_hook_passes_on_a_clean_prompt(user_repo: Path) -> None:
     (user_repo / "prompts").mkdir()
     (user_repo / "prompts" / "system.j2").write_text(f"You are Atlas.\n{_body()}\n")
@@ -288,6 +303,14 @@ def test_readme_local_hook_as_printed(local_repo: Path) -> None:
     (local_repo / "prompts" / "system.j2").write_text(f"You are Atlas.\n{_body()}\n")
     proc = _run_hook(local_repo, "prompts/system.j2", "package.json", path_first=bin_dir)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_readme_local_hook_is_the_manifest_s_hook() -> None:
+    (local,) = yaml.safe_load(_readme_config(local=True))["repos"]
+    (hook,) = local["hooks"]
+    (manifest,) = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())
+    for key in ("id", "entry", "types", "files", "require_serial"):
+        assert hook.get(key) == manifest.get(key), key
 
 
 def test_fix_then_commit_with_the_documented_args(local_repo: Path) -> None:
