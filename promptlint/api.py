@@ -36,6 +36,7 @@ from promptlint.project import (
     include_resolver,
     includes_others,
 )
+from promptlint.parallel import worth_processes
 from promptlint.resultcache import ResultCache
 from promptlint.targets import PathArg, Paths, as_paths, gather
 
@@ -398,7 +399,7 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
     project = Project()
     levels: list[str] = []
     files, explicit = targets.files, targets.explicit
-    if jobs > 1 and len(files) >= 2 * jobs:
+    if worth_processes(jobs, len(files)):
         checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs, project, heap)
     else:
         if len(files) > 1:

@@ -21,6 +21,12 @@ Result = TypeVar("Result")
 _CHUNKS_PER_JOB = 8
 
 
+def worth_processes(jobs: int, items: int) -> bool:
+    """Whether ``items`` are worth ``jobs`` worker processes: each worker gets two at
+    least (fewer are done here sooner than a pool starts)."""
+    return jobs > 1 and items >= 2 * jobs
+
+
 def start_method() -> str:
     import multiprocessing
 

@@ -73,7 +73,6 @@ _CHECKPOINT = 4096
 # A suffix that starts with this much whitespace starts with a long piece, counted from
 # earlier encodings of the same piece's suffixes (see the module's docstring).
 _LONG_RUN = 256
-_WHITESPACE = frozenset(" \t\r\n\f\v")
 _LONG_WHITESPACE = re.compile(r"[ \t\r\n\f\v]{%d}" % _LONG_RUN)
 # At most this many suffix counts are kept per text (each encoding of a run's suffix adds
 # one per token of it); past that, a long piece is encoded as any other.
@@ -174,7 +173,7 @@ class SuffixTokens:
             return tokens.count(text[offset:], self.encoding)
         if not self._built:
             self._build()
-        if self._exact and text[offset] in _WHITESPACE and _LONG_WHITESPACE.match(text, offset):
+        if self._exact and _LONG_WHITESPACE.match(text, offset):
             head, end = self._long_pieces(offset)
             if end > offset:
                 return head + self.after(end)

@@ -14,6 +14,7 @@ from promptlint.config import Config
 from promptlint.fix import bounds
 from promptlint.fix.plan import plan_fix
 from promptlint.fix.write import FileChangedError, unified_diff, write_atomic
+from promptlint.parallel import map_in_order, worth_processes
 from promptlint.loaders import LoadError
 
 
@@ -185,9 +186,7 @@ def fix_paths(
     folders = [p for p in paths if os.path.isdir(p)]
     plan = partial(_plan_file, config=explicit, syntax=syntax, unsafe=unsafe, model=model, provider=provider,
                    folders=folders)
-    if jobs > 1 and len(files) >= 2 * jobs:
-        from promptlint.parallel import map_in_order
-
+    if worth_processes(jobs, len(files)):
         # Each file's plan is its own (a fix reads no other file): only the writes wait.
         planned = list(map_in_order(plan, files, jobs))
     else:
