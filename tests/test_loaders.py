@@ -514,6 +514,33 @@ def test_jinja_lexer_gives_jinja2s_own_tokens_for_every_shipped_template() -> No
         assert _lexed(jinja.lexer(), source) == _lexed(jinja.environment().lexer, source)
 
 
+@settings(max_examples=300)
+@given(st.text(alphabet=st.sampled_from("a\r\n\\é "), max_size=30))
+def test_jinja_newline_normalisation_is_jinja2s(value: str) -> None:
+    from jinja2.lexer import Lexer
+
+    assert jinja._newlines_normalised(value) == Lexer(jinja.environment())._normalize_newlines(value)
+
+
+def test_jinja_templates_fail_as_jinja2s_own_parse_fails() -> None:
+    from jinja2 import TemplateSyntaxError
+
+    for source in ("{{ 'a\\\r\nb' }}", "{{ 'a\r\nb' }}\r\n{% if x %}\r{% endif %}", "{{ '\\x\r' }}",
+                   "{% if x %}\r\n", "{{ x }}\r{% endfor %}", "{% raw %}\r\n{% endraw %}"):
+        expected: object
+        try:
+            jinja.environment().parse(source)
+            expected = None
+        except TemplateSyntaxError as exc:
+            expected = (exc.message, exc.lineno)
+        try:
+            jinja._lex_and_parse(jinja.environment(), source)
+            got: object = None
+        except TemplateSyntaxError as exc:
+            got = (exc.message, exc.lineno)
+        assert got == expected, source
+
+
 @settings(max_examples=400)
 @given(st.text(alphabet=st.sampled_from("ab{}{}{} \n:x0!é"), max_size=40))
 def test_format_literals_end_where_a_character_by_character_walk_says(source: str) -> None:
