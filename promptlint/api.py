@@ -13,7 +13,7 @@ for the workspace it describes: the files its ``[assembly] order`` names, in tha
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from types import ModuleType
@@ -334,16 +334,16 @@ def check_paths(
         return _check_paths(paths, config_file, syntax, hook, cache, jobs, heap, options)
 
 
-def _total_size(files: list[str]) -> int:
-    """The files' bytes, as far as they can be stat'ed (a file that cannot is reported when
+def file_sizes(files: Sequence[str]) -> list[int]:
+    """Each file's bytes, 0 where it cannot be stat'ed (a file that cannot is reported when
     it is checked)."""
-    total = 0
+    sizes = []
     for path in files:
         try:
-            total += os.stat(path).st_size
+            sizes.append(os.stat(path).st_size)
         except OSError:
-            pass
-    return total
+            sizes.append(0)
+    return sizes
 
 
 _FILES_PER_SETTLEMENT = 8
@@ -403,7 +403,7 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
         checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs, project, heap)
     else:
         if len(files) > 1:
-            tokens.expect_text(_total_size(files))
+            tokens.expect_text(sum(file_sizes(files)))
         checked_files = (_check_or_skip(path, explicit, syntax, options, project, cache) for path in files)
     named = {os.path.abspath(p) for p in given if not os.path.isdir(p)}
     no_prompt: list[str] = []
@@ -512,7 +512,7 @@ def _check_in_processes(
     (with a project of its own, each of 300 templates loaded the 300 partials it includes)."""
     from promptlint.parallel import map_in_order
 
-    outcomes = map_in_order(_check_in_worker, files, jobs, initializer=_init_worker,
+    outcomes = map_in_order(_check_in_worker, files, jobs, sizes=file_sizes(files), initializer=_init_worker,
                             initargs=(explicit, syntax, options, cache.folder if cache else None),
                             before_fork=heap.freeze)
     for path, result in zip(files, outcomes, strict=True):

@@ -15,10 +15,9 @@ from typing import Any, TypeVar
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-# Chunks per worker: each worker takes several, so that one slow file (a 5 MB template)
-# does not hold back a whole share of the run, and results are taken in while the
-# workers go on with the next chunk.
-_CHUNKS_PER_JOB = 8
+# Chunks per worker: each worker takes several, so that results are taken in while the
+# workers go on with the next chunk, and the last chunks, small, leave no worker idle long.
+_CHUNKS_PER_JOB = 24
 
 
 def worth_processes(jobs: int, items: int) -> bool:
@@ -50,13 +49,17 @@ def map_in_order(
     items: Sequence[Item],
     jobs: int,
     *,
+    sizes: Sequence[int] | None = None,
     initializer: Callable[..., None] | None = None,
     initargs: Iterable[Any] = (),
     before_fork: Callable[[], None] | None = None,
 ) -> Iterator[Result]:
     """``map(function, items)`` in ``jobs`` processes, each result yielded as soon as it and
-    those before it are in. ``before_fork`` runs after :func:`prepare_fork`, only when the
-    workers are forked (a settled heap, say)."""
+    those before it are in. ``sizes``: what each item weighs (a file's bytes); the items are
+    then cut into chunks of about the same weight, and those heavier than a chunk (a 5 MB
+    template) are each sent alone, first, so that no worker is left with one at the end while
+    the others wait. ``before_fork`` runs after :func:`prepare_fork`, only when the workers
+    are forked (a settled heap, say)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -65,6 +68,48 @@ def map_in_order(
         prepare_fork()
         if before_fork is not None:
             before_fork()
+    chunks = _chunks(len(items), jobs * _CHUNKS_PER_JOB, sizes)
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method), initializer=initializer,
                              initargs=tuple(initargs)) as pool:
-        yield from pool.map(function, items, chunksize=max(1, len(items) // (jobs * _CHUNKS_PER_JOB)))
+        futures = [pool.submit(_apply, function, [items[i] for i in chunk]) for chunk in chunks]
+        where: list[tuple[int, int]] = [(0, 0)] * len(items)  # each item's chunk, and its place in it
+        for number, chunk in enumerate(chunks):
+            for place, index in enumerate(chunk):
+                where[index] = (number, place)
+        for number, place in where:
+            yield futures[number].result()[place]
+
+
+def _apply(function: Callable[[Item], Result], items: list[Item]) -> list[Result]:
+    """One chunk's results, in a worker."""
+    return [function(item) for item in items]
+
+
+def _chunks(count: int, wanted: int, sizes: Sequence[int] | None) -> list[list[int]]:
+    """The indexes of ``count`` items cut into about ``wanted`` chunks, in the order they are
+    sent: without ``sizes``, runs of the same length; with them, each item heavier than a
+    chunk's share alone, the heaviest first, then the rest in order, in runs of about that
+    weight."""
+    if count == 0:
+        return []
+    wanted = max(1, min(wanted, count))
+    if sizes is None:
+        step = -(-count // wanted)
+        return [list(range(start, min(start + step, count))) for start in range(0, count, step)]
+    share = max(1, sum(sizes) // wanted)
+    heavy = sorted((i for i in range(count) if sizes[i] >= share), key=lambda i: -sizes[i])
+    chunks = [[i] for i in heavy]
+    alone = set(heavy)
+    run: list[int] = []
+    weight = 0
+    for i in range(count):
+        if i in alone:
+            continue
+        run.append(i)
+        weight += max(1, sizes[i])
+        if weight >= share:
+            chunks.append(run)
+            run, weight = [], 0
+    if run:
+        chunks.append(run)
+    return chunks

@@ -201,8 +201,8 @@ def test_the_whole_text_is_counted_from_its_encoding_whenever_it_is_asked() -> N
 
     text = "Intro line.\n" * 50 + "é and more\n  indented\n" + "Tail.\n" * 20
     ids = tokens.encode(text)
-    for given in (None, ids):
-        counter = SuffixTokens(text, "o200k_base", given)
+    for known in (None, ids):
+        counter = SuffixTokens(text, "o200k_base", known)
         asked = [counter.after(i) for i in (5, 300, 0, 17, 0)]
         assert asked == [tokens.count(text[i:]) for i in (5, 300, 0, 17, 0)]
     surrogate = "Head\ud800 tail\n" * 3

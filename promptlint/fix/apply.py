@@ -188,7 +188,9 @@ def fix_paths(
                    folders=folders)
     if worth_processes(jobs, len(files)):
         # Each file's plan is its own (a fix reads no other file): only the writes wait.
-        planned = list(map_in_order(plan, files, jobs))
+        from promptlint.api import file_sizes
+
+        planned = list(map_in_order(plan, files, jobs, sizes=file_sizes(files)))
     else:
         planned = [plan(path) for path in files]
     planned += _plan_assembly_orders(files, explicit, folders)
