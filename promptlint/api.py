@@ -13,7 +13,7 @@ for the workspace it describes: the files its ``[assembly] order`` names, in tha
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from types import ModuleType
@@ -36,7 +36,7 @@ from promptlint.project import (
     include_resolver,
     includes_others,
 )
-from promptlint.parallel import worth_processes
+from promptlint.parallel import file_sizes, worth_processes
 from promptlint.resultcache import ResultCache
 from promptlint.targets import PathArg, Paths, as_paths, gather
 
@@ -332,18 +332,6 @@ def check_paths(
     """
     with _settled_heap() as heap, config_mod.one_lookup_per_folder():
         return _check_paths(paths, config_file, syntax, hook, cache, jobs, heap, options)
-
-
-def file_sizes(files: Sequence[str]) -> list[int]:
-    """Each file's bytes, 0 where it cannot be stat'ed (a file that cannot is reported when
-    it is checked)."""
-    sizes = []
-    for path in files:
-        try:
-            sizes.append(os.stat(path).st_size)
-        except OSError:
-            sizes.append(0)
-    return sizes
 
 
 _FILES_PER_SETTLEMENT = 8

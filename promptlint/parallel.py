@@ -9,6 +9,7 @@ building the encoding costs a fifth of a second).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -24,6 +25,18 @@ def worth_processes(jobs: int, items: int) -> bool:
     """Whether ``items`` are worth ``jobs`` worker processes: each worker gets two at
     least (fewer are done here sooner than a pool starts)."""
     return jobs > 1 and items >= 2 * jobs
+
+
+def file_sizes(files: Sequence[str]) -> list[int]:
+    """Each file's bytes, 0 where it cannot be stat'ed (a file that cannot is reported when
+    it is checked)."""
+    sizes = []
+    for path in files:
+        try:
+            sizes.append(os.stat(path).st_size)
+        except OSError:
+            sizes.append(0)
+    return sizes
 
 
 def start_method() -> str:

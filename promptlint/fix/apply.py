@@ -14,7 +14,7 @@ from promptlint.config import Config
 from promptlint.fix import bounds
 from promptlint.fix.plan import plan_fix
 from promptlint.fix.write import FileChangedError, unified_diff, write_atomic
-from promptlint.parallel import map_in_order, worth_processes
+from promptlint.parallel import file_sizes, map_in_order, worth_processes
 from promptlint.loaders import LoadError
 
 
@@ -188,8 +188,6 @@ def fix_paths(
                    folders=folders)
     if worth_processes(jobs, len(files)):
         # Each file's plan is its own (a fix reads no other file): only the writes wait.
-        from promptlint.api import file_sizes
-
         planned = list(map_in_order(plan, files, jobs, sizes=file_sizes(files)))
     else:
         planned = [plan(path) for path in files]
