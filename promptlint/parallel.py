@@ -62,14 +62,14 @@ def map_in_order(
     items: Sequence[Item],
     jobs: int,
     *,
-    sizes: Sequence[int] | None = None,
+    sizes: Sequence[int],
     initializer: Callable[..., None] | None = None,
     initargs: Iterable[Any] = (),
     before_fork: Callable[[], None] | None = None,
 ) -> Iterator[Result]:
     """``map(function, items)`` in ``jobs`` processes, each result yielded as soon as it and
     those before it are in. ``sizes``: what each item weighs (a file's bytes); the items are
-    then cut into chunks of about the same weight, and those heavier than a chunk (a 5 MB
+    cut into chunks of about the same weight, and those heavier than a chunk (a 5 MB
     template) are each sent alone, first, so that no worker is left with one at the end while
     the others wait. ``before_fork`` runs after :func:`prepare_fork`, only when the workers
     are forked (a settled heap, say)."""
@@ -98,18 +98,13 @@ def _apply(function: Callable[[Item], Result], items: list[Item]) -> list[Result
     return [function(item) for item in items]
 
 
-def _chunks(count: int, wanted: int, sizes: Sequence[int] | None) -> list[list[int]]:
+def _chunks(count: int, wanted: int, sizes: Sequence[int]) -> list[list[int]]:
     """The indexes of ``count`` items cut into about ``wanted`` chunks, in the order they are
-    sent: without ``sizes``, runs of the same length; with them, each item heavier than a
-    chunk's share alone, the heaviest first, then the rest in order, in runs of about that
-    weight."""
+    sent: each item heavier than a chunk's share alone, the heaviest first, then the rest in
+    order, in runs of about that weight."""
     if count == 0:
         return []
-    wanted = max(1, min(wanted, count))
-    if sizes is None:
-        step = -(-count // wanted)
-        return [list(range(start, min(start + step, count))) for start in range(0, count, step)]
-    share = max(1, sum(sizes) // wanted)
+    share = max(1, sum(sizes) // max(1, min(wanted, count)))
     heavy = sorted((i for i in range(count) if sizes[i] >= share), key=lambda i: -sizes[i])
     chunks = [[i] for i in heavy]
     alone = set(heavy)

@@ -27,14 +27,6 @@ def test_every_item_is_in_one_chunk_heavy_ones_alone_and_first(sizes: list[int],
     assert rest == sorted(rest) and not set(rest) & set(heavy)
 
 
-@settings(max_examples=100)
-@given(st.integers(min_value=0, max_value=200), st.integers(min_value=1, max_value=50))
-def test_without_sizes_the_chunks_are_runs_in_order(count: int, wanted: int) -> None:
-    chunks = _chunks(count, wanted, None)
-    assert [i for chunk in chunks for i in chunk] == list(range(count))
-    assert len(chunks) <= max(1, min(wanted, count))
-
-
 def _pid_and_square(n: int) -> tuple[int, int]:
     return os.getpid(), n * n
 
