@@ -182,15 +182,42 @@ def test_a_rendering_spliced_from_the_stable_text_s_tokens_is_its_own_encoding(
         rendered += value
         taken = at
     rendered += text[taken:]
-    ids = tokens.encode(text, encoding)
-    assert suffixtokens.spliced_encoding(text, ids, rendered, spans, encoding) == tokens.encode(rendered, encoding)
+    # The stable text itself is encoded a stretch at a time, cut at the windows' edges.
+    ids, spliced, before = suffixtokens.spliced_encoding(text, rendered, spans, encoding)
+    assert (ids, spliced) == (tokens.encode(text, encoding), tokens.encode(rendered, encoding))
+    # Where the text's tokens stand at a cut is what encoding the text up to the cut counts.
+    for at, count in before.items():
+        assert count == len(tokens.encode(text[:at], encoding)) if at in (0, len(text)) else \
+            count == len(tokens.encode(text[: at + 1], encoding)) - 1
 
 
 def test_spans_that_do_not_describe_the_rendering_fall_back_to_encoding_it_whole() -> None:
     text, rendered = "a\nb\n", "a\nXb\nY"
-    ids = tokens.encode(text)
-    assert suffixtokens.spliced_encoding(text, ids, rendered, [(0, 1)], "o200k_base") == tokens.encode(rendered)
-    assert suffixtokens.spliced_encoding(text, ids, rendered, [(2, 3), (5, 6)], "o200k_base") == tokens.encode(rendered)
+    both = (tokens.encode(text), tokens.encode(rendered))
+    assert suffixtokens.spliced_encoding(text, rendered, [(0, 1)], "o200k_base") == (*both, {})
+    # Spans that do describe it are spliced, to the same tokens.
+    assert suffixtokens.spliced_encoding(text, rendered, [(2, 3), (5, 6)], "o200k_base")[:2] == both
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@settings(max_examples=300, deadline=None)
+@given(text=_LINES, cuts=st.lists(st.integers(0, 400), max_size=6))
+def test_a_text_cut_at_sync_points_is_encoded_as_it_is_whole(encoding: str, text: str, cuts: list[int]) -> None:
+    # Stretches between sync points (and the text's ends), each encoded with the next sync
+    # point's character and that character's token dropped, add up to the whole encoding.
+    syncs = suffixtokens.sync_points(text)
+    edges = sorted({0, len(text), *(syncs[c % len(syncs)] for c in cuts if syncs)})
+    ids: list[int] = []
+    for start, end in zip(edges, edges[1:]):
+        stretch = suffixtokens._stretch(text, start, end, encoding)
+        assert stretch is not None
+        ids += stretch
+    assert ids == tokens.encode(text, encoding)
+
+
+def test_a_cut_that_is_not_a_sync_point_is_refused() -> None:
+    # "ab" is one token: cut after "a", its last token is not the one character's own.
+    assert suffixtokens._stretch("xab", 0, 1, "o200k_base") is None
 
 
 def test_the_whole_text_is_counted_from_its_encoding_whenever_it_is_asked() -> None:

@@ -18,14 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from promptlint.core import tokens
-from promptlint.core.suffixtokens import (
-    Starts,
-    SuffixTokens,
-    shared_prefix_tokens,
-    spliced_encoding,
-    sync_points,
-    token_starts,
-)
+from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens, spliced_encoding, sync_points
 from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.core.clocks import _CLOCK_CALLS
 from promptlint.core.lead import judge_by_label, record_of_person_above
@@ -104,8 +97,9 @@ class Analysis:
     _suffixes: SuffixTokens | None = field(default=None, repr=False, compare=False)
     # The stable text's tokens, for its suffix counts (dropped once they are read).
     _stable_ids: list[int] | None = field(default=None, repr=False, compare=False)
-    _stable_starts: Starts | None = field(default=None, repr=False, compare=False)
     _stable_syncs: list[int] | None = field(default=None, repr=False, compare=False)
+    # How many of them stand before the sync point after each unit (see SuffixTokens).
+    _stable_before: dict[int, int] | None = field(default=None, repr=False, compare=False)
 
     def offset_of(self, segment: Segment) -> int:
         """Where a segment's output starts in the stable-only rendering."""
@@ -119,9 +113,9 @@ class Analysis:
         """Tokens of ``stable_text[offset:]`` encoded on its own (the whole stable text at 0),
         read from one encoding of the stable text however many units ask."""
         if self._suffixes is None:
-            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids, self._stable_starts,
-                                          self._stable_syncs)
-            self._stable_ids = self._stable_starts = self._stable_syncs = None
+            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids,
+                                          self._stable_syncs, self._stable_before)
+            self._stable_ids = self._stable_syncs = self._stable_before = None
         return self._suffixes.after(offset)
 
     @property
@@ -579,17 +573,19 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         offsets[id(seg)] = at
 
     stable_text = render(rendered_as, units, None, record)
-    stable_ids = tokens.encode(stable_text, encoding)
-    # The first request's rendering is the stable text with each unit's value put in: only
-    # the windows around them are encoded.
+    # The first request's rendering is the stable text with each unit's value put in: the
+    # stable text is encoded once, cut around them, and only the windows around them are
+    # encoded again.
     spans: list[tuple[int, int]] = []
     # Without a volatile unit every rendering is the stable one (only units differ): not made again.
     rendered = render(rendered_as, units, 0, on_unit=lambda start, end: spans.append((start, end))) if units \
         else stable_text
-    starts, syncs = (None, None) if rendered == stable_text else (token_starts(stable_ids, encoding),
-                                                                  sync_points(stable_text))
-    first = stable_ids if starts is None else spliced_encoding(stable_text, stable_ids, rendered, spans, encoding,
-                                                               starts, syncs)
+    syncs, before = None, None
+    if rendered == stable_text:
+        stable_ids = first = tokens.encode(stable_text, encoding)
+    else:
+        syncs = sync_points(stable_text)
+        stable_ids, first, before = spliced_encoding(stable_text, rendered, spans, encoding, syncs)
     # What a second request renders: only the tokens up to where it parts from the first
     # are encoded again.
     stable_prefix = shared_prefix_tokens(rendered, first, render(rendered_as, units, 1) if units else stable_text,
@@ -609,8 +605,8 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         rendered=rendered,
         _offsets=offsets,
         _stable_ids=stable_ids,
-        _stable_starts=starts,
         _stable_syncs=syncs,
+        _stable_before=before,
     )
 
 

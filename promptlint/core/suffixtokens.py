@@ -99,14 +99,15 @@ class SuffixTokens:
     """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
 
     def __init__(self, text: str, encoding: str, ids: list[int] | None = None,
-                 starts: Starts | None = None, syncs: list[int] | None = None) -> None:
+                 syncs: list[int] | None = None, before: dict[int, int] | None = None) -> None:
         """``ids``: the text's own encoding, when the caller has it (not encoded again);
-        ``starts``: their :func:`token_starts`, and ``syncs`` the text's
-        :func:`sync_points`, likewise."""
+        ``syncs``: the text's :func:`sync_points`, likewise; ``before``: how many of
+        ``ids`` stand before some of those sync points (the token starts of the whole text
+        are computed only when a count is asked from another point)."""
         self.text = text
         self.encoding = encoding
         self._ids = ids
-        self._starts = starts
+        self._before = before or {}
         self._given_syncs = syncs
         self._asked = 0 if ids is None and len(text) <= _DIRECT_TEXT_CHARS else _DIRECT_QUERIES
         self._built = False
@@ -132,9 +133,9 @@ class SuffixTokens:
         self._ids = None
         self.total = len(ids)
         self._counted = True
-        # Byte offset where each token starts, and where each piece of the scan starts.
-        self._token_starts = self._starts if self._starts is not None else token_starts(ids, encoding)
-        self._starts = None
+        # The byte offset where each token starts, computed when first needed.
+        self._whole_ids: list[int] | None = ids
+        self._token_starts: Starts | None = None
         # Byte offsets of every _CHECKPOINT-th character (non-ASCII text only).
         self._checkpoints: list[int] | None = None
         if len(data) != len(text):
@@ -280,6 +281,13 @@ class SuffixTokens:
 
     def _tokens_from(self, offset: int) -> int:
         """Tokens of the whole text's encoding from a piece start on."""
+        known = self._before.get(offset)
+        if known is not None:
+            return self.total - known
+        if self._token_starts is None:
+            assert self._whole_ids is not None  # a counted text has its tokens
+            self._token_starts = token_starts(self._whole_ids, self.encoding)
+            self._whole_ids = None
         return self.total - bisect_left(self._token_starts, self._byte_offset(offset))
 
     def _byte_offset(self, offset: int) -> int:
@@ -398,16 +406,20 @@ def token_starts(ids: list[int], encoding: str) -> Starts:
     return list(running) if len(ids) < _LISTED_STARTS else array("q", running)
 
 
-def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple[int, int]],
-                     encoding: str, starts: Starts | None = None, syncs: list[int] | None = None) -> list[int]:
-    """``tokens.encode(rendered)``, where ``rendered`` is ``text`` (encoded as ``ids``) with
-    the strings at ``spans`` (of ``rendered``, in order) put in, without encoding it whole.
+def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]], encoding: str,
+                     syncs: list[int] | None = None) -> tuple[list[int], list[int], dict[int, int]]:
+    """``(tokens.encode(text), tokens.encode(rendered), before)``, where ``rendered`` is ``text``
+    with the strings at ``spans`` (of ``rendered``, in order) put in, without encoding the
+    rendering whole.
 
-    Around each put-in string, from the last sync point before it to the first one after it
-    in ``text``, the rendering is encoded again; between those windows its tokens are
-    ``text``'s own, which a scan from a sync point yields alike in both texts (see the
-    module's docstring). When ``rendered`` is not ``text`` with those strings put in, it is
-    encoded whole. ``starts``: ``ids``' :func:`token_starts`, and ``syncs`` the text's
+    Around each put-in string, a window runs from the last sync point before it to the
+    first one after it in ``text``. ``text`` is encoded a stretch at a time, cut at the
+    windows' edges (see :func:`_stretch`), so that where each edge falls in its tokens is
+    known without counting them. The rendering's tokens are ``text``'s outside the windows,
+    which a scan from a sync point yields alike in both texts (see the module's docstring),
+    and each window's own, encoded again. When ``rendered`` is not ``text`` with those
+    strings put in, both are encoded whole. ``before``: how many of the text's tokens stand
+    before some of its sync points, for :class:`SuffixTokens`. ``syncs``: the text's
     :func:`sync_points`, when the caller has them."""
     kept, prev = [], 0
     for start, end in spans:
@@ -415,7 +427,7 @@ def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple
         prev = end
     kept.append(rendered[prev:])
     if "".join(kept) != text:
-        return tokens.encode(rendered, encoding)
+        return tokens.encode(text, encoding), tokens.encode(rendered, encoding), {}
     # The windows of ``text`` (lo, hi) around the points where strings are put in, merged
     # where they overlap, each with how many characters are put in within it.
     windows: list[list[int]] = []
@@ -424,12 +436,14 @@ def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple
     if syncs is None:
         syncs = sync_points(text)
     shift = 0
+    following_syncs = []  # the first sync point at or after each put-in point
     for start, end in spans:
         at = start - shift
         shift += end - start
         # The last sync point whose character is before the point, the first one after it.
-        before = bisect_right(syncs, at - 1) - 1
-        lo = syncs[before] if before >= 0 else 0
+        prior = bisect_right(syncs, at - 1) - 1
+        lo = syncs[prior] if prior >= 0 else 0
+        following_syncs.append(prior + 1)
         following = bisect_left(syncs, at + 1)
         hi = syncs[following] if following < len(syncs) else len(text)
         if windows and (lo < windows[-1][1] or windows[-1][1] == len(text)):
@@ -437,32 +451,63 @@ def spliced_encoding(text: str, ids: list[int], rendered: str, spans: list[tuple
             windows[-1][2] += end - start
         else:
             windows.append([lo, hi, end - start])
-    length = tokens.token_length(encoding)
-    if starts is None:
-        starts = token_starts(ids, encoding)
+    # The text's tokens, a stretch at a time: cut at the windows' edges, and at the first
+    # sync point at or after each put-in point, where a unit's suffix count is read.
+    cuts = {edge for window in windows for edge in window[:2]}
+    cuts.update(syncs[i] for i in following_syncs if i < len(syncs))
+    cut = encode_cut(text, sorted(cuts), encoding)
+    if cut is None:
+        return tokens.encode(text, encoding), tokens.encode(rendered, encoding), {}
+    ids, before = cut
     out: list[int] = []
     taken = 0  # tokens of ``ids`` copied so far
     shift = 0  # characters put in before the current window
-    byte_at = char_at = 0  # a byte offset of ``text``, and the character it stands at
     for lo, hi, size in windows:
-        byte_lo = byte_at + len(text[char_at:lo].encode("utf-8"))
-        byte_at, char_at = byte_lo + len(text[lo:hi].encode("utf-8")), hi
-        k_lo, k_hi = bisect_left(starts, byte_lo), bisect_left(starts, byte_at)
-        if starts[k_lo] != byte_lo or starts[k_hi] != byte_at:  # not token starts after all
-            return tokens.encode(rendered, encoding)
+        # Where the window's edges are in the rendering (a window holds its put-in strings).
         x, y = lo + shift, hi + shift + size
         shift += size
-        if y < len(rendered):
-            # With the sync point's own character, so that the window's last piece is
-            # scanned as in the whole text; that character's token is dropped.
-            piece = tokens.encode(rendered[x : y + 1], encoding)
-            if not piece or sum(map(length, piece[:-1])) != len(rendered[x:y].encode("utf-8")):
-                return tokens.encode(rendered, encoding)
-            piece.pop()
-        else:
-            piece = tokens.encode(rendered[x:], encoding)
-        out += ids[taken:k_lo]
+        piece = _stretch(rendered, x, y, encoding)
+        if piece is None:  # not sync points after all
+            return ids, tokens.encode(rendered, encoding), before
+        out += ids[taken : before[lo]]
         out += piece
-        taken = k_hi
+        taken = before[hi]
     out += ids[taken:]
-    return out
+    return ids, out, before
+
+
+def encode_cut(text: str, cuts: list[int], encoding: str) -> tuple[list[int], dict[int, int]] | None:
+    """``tokens.encode(text)``, a stretch at a time between ``cuts`` (its sync points, its
+    start and end, in order), and how many of its tokens stand before each cut; None when
+    a cut is not a sync point after all."""
+    ids: list[int] = []
+    before: dict[int, int] = {}
+    done = 0
+    for at in cuts:
+        stretch = _stretch(text, done, at, encoding)
+        if stretch is None:
+            return None
+        ids += stretch
+        before[at] = len(ids)
+        done = max(done, at)
+    rest = _stretch(text, done, len(text), encoding)
+    assert rest is not None  # the text's end needs no sync point
+    ids += rest
+    return ids, before
+
+
+def _stretch(text: str, start: int, end: int, encoding: str) -> list[int] | None:
+    """The tokens of ``text``'s whole encoding from ``start`` to ``end``, each the text's
+    start or end or a sync point: ``text[start:end]`` encoded with the sync point's own
+    character at ``end`` (so that its last piece is scanned as in the whole text), whose
+    token, a piece of one ASCII character, is dropped. None when that last token is not
+    one byte long (never, for sync points)."""
+    if end >= len(text):
+        return tokens.encode(text[start:], encoding) if start < len(text) else []
+    if end <= start:
+        return []
+    ids = tokens.encode(text[start : end + 1], encoding)
+    if tokens.token_length(encoding)(ids[-1]) != 1:
+        return None
+    ids.pop()
+    return ids
