@@ -301,3 +301,24 @@ def test_an_analysis_during_which_the_rust_encoder_takes_over_counts_its_tokens(
     analysis = analyze(load_text("one.j2", line + "Keep answers short.\n"))
     assert "o200k_base" in tokens._encodings  # the budget was crossed during the analysis
     assert analysis.tokens == tokens.count(analysis.rendered)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_LINES, data=st.data(), reach=st.sampled_from([0, 1, 3, 40, 4096]))
+def test_sync_points_looked_for_near_a_position_are_those_of_the_whole_list(text: str, data: st.DataObject,
+                                                                          reach: int) -> None:
+    # Found near a position (within reach, or anywhere), a sync point is the one the list
+    # of all of them gives: the first at or after it, the last before it.
+    at = data.draw(st.integers(0, len(text) + 2))
+    every = suffixtokens.sync_points(text)
+    following = next((s for s in every if s >= at), None)
+    prior = next((s for s in reversed(every) if s < at), None)
+    near_following = following if following is not None and following - at <= reach else None
+    near_prior = prior if prior is not None and at - prior <= reach else None
+    assert suffixtokens._next_sync(text, at, reach) == near_following
+    assert suffixtokens._last_sync(text, at, reach) == near_prior
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(suffixtokens, "_SYNC_REACH", reach)
+        points = suffixtokens._SyncPoints(text)
+        assert points.first_from(at) == following
+        assert points.last_before(at) == prior

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from promptlint.core import tokens
-from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens, spliced_encoding, sync_points
+from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens, spliced_encoding
 from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
 from promptlint.core.clocks import _CLOCK_CALLS
 from promptlint.core.lead import judge_by_label, record_of_person_above
@@ -97,7 +97,6 @@ class Analysis:
     _suffixes: SuffixTokens | None = field(default=None, repr=False, compare=False)
     # The stable text's tokens, for its suffix counts (dropped once they are read).
     _stable_ids: list[int] | None = field(default=None, repr=False, compare=False)
-    _stable_syncs: list[int] | None = field(default=None, repr=False, compare=False)
     # How many of them stand before the sync point after each unit (see SuffixTokens).
     _stable_before: dict[int, int] | None = field(default=None, repr=False, compare=False)
 
@@ -113,9 +112,8 @@ class Analysis:
         """Tokens of ``stable_text[offset:]`` encoded on its own (the whole stable text at 0),
         read from one encoding of the stable text however many units ask."""
         if self._suffixes is None:
-            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids,
-                                          self._stable_syncs, self._stable_before)
-            self._stable_ids = self._stable_syncs = self._stable_before = None
+            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids, self._stable_before)
+            self._stable_ids = self._stable_before = None
         return self._suffixes.after(offset)
 
     @property
@@ -499,10 +497,14 @@ def render(
     loop_depth = 0
 
     def visit(segments: list[Segment], loop_label: str | None, volatile_label: str | None) -> None:
-        nonlocal in_unit
+        nonlocal in_unit, length
         for seg in segments:
             if on_segment is not None:
                 on_segment(seg, length)
+            if type(seg) is Text:  # most segments, and never a unit: written here, without a call
+                out.append(seg.text)
+                length += len(seg.text)
+                continue
             unit = by_id.get(id(seg))
             if unit is not None and on_unit is not None and variant is not None and not in_unit:
                 in_unit, start = True, length
@@ -580,12 +582,11 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
     # Without a volatile unit every rendering is the stable one (only units differ): not made again.
     rendered = render(rendered_as, units, 0, on_unit=lambda start, end: spans.append((start, end))) if units \
         else stable_text
-    syncs, before = None, None
+    before = None
     if rendered == stable_text:
         stable_ids = first = tokens.encode(stable_text, encoding)
     else:
-        syncs = sync_points(stable_text)
-        stable_ids, first, before = spliced_encoding(stable_text, rendered, spans, encoding, syncs)
+        stable_ids, first, before = spliced_encoding(stable_text, rendered, spans, encoding)
     # What a second request renders: only the tokens up to where it parts from the first
     # are encoded again.
     stable_prefix = shared_prefix_tokens(rendered, first, render(rendered_as, units, 1) if units else stable_text,
@@ -605,7 +606,6 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         rendered=rendered,
         _offsets=offsets,
         _stable_ids=stable_ids,
-        _stable_syncs=syncs,
         _stable_before=before,
     )
 

@@ -99,16 +99,14 @@ class SuffixTokens:
     """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
 
     def __init__(self, text: str, encoding: str, ids: list[int] | None = None,
-                 syncs: list[int] | None = None, before: dict[int, int] | None = None) -> None:
+                 before: dict[int, int] | None = None) -> None:
         """``ids``: the text's own encoding, when the caller has it (not encoded again);
-        ``syncs``: the text's :func:`sync_points`, likewise; ``before``: how many of
-        ``ids`` stand before some of those sync points (the token starts of the whole text
-        are computed only when a count is asked from another point)."""
+        ``before``: how many of ``ids`` stand before some of its sync points (the token
+        starts of the whole text are computed only when a count is asked from another point)."""
         self.text = text
         self.encoding = encoding
         self._ids = ids
         self._before = before or {}
-        self._given_syncs = syncs
         self._asked = 0 if ids is None and len(text) <= _DIRECT_TEXT_CHARS else _DIRECT_QUERIES
         self._built = False
         # Long whitespace pieces, by where they end: the token count from each known start.
@@ -120,7 +118,6 @@ class SuffixTokens:
         text, encoding = self.text, self.encoding
         from promptlint.core.smallbpe import has_unknown_characters
 
-        self._syncs: list[int] | None = None
         self._exact = False
         self._counted = False  # whether ``total`` holds the whole text's count
         try:
@@ -143,10 +140,6 @@ class SuffixTokens:
                 (len(text[i : i + _CHECKPOINT].encode("utf-8")) for i in range(0, len(text), _CHECKPOINT)),
                 initial=0,
             ))
-        # Every sync point: a suffix is encoded up to the next one, and read from the
-        # whole text's tokens after it.
-        self._syncs = self._given_syncs if self._given_syncs is not None else sync_points(text)
-        self._given_syncs = None
         # Where no sync point is within reach (a long line), the suffix's own scan is run
         # until it meets the whole text's, which needs the `regex` module's scan.
         self._exact = not has_unknown_characters(text)
@@ -178,18 +171,16 @@ class SuffixTokens:
             head, end = self._long_pieces(offset)
             if end > offset:
                 return head + self.after(end)
-        syncs = self._syncs
-        if syncs is not None:
-            i = bisect_left(syncs, offset)
-            if i < len(syncs) and syncs[i] - offset <= _SYNC_REACH:
+        if self._counted:
+            sync = _next_sync(text, offset, _SYNC_REACH)
+            if sync is not None:
                 # The suffix's scan meets the whole text's at the next sync point: what
                 # stands before it is encoded with the sync point's own character (so its
                 # last piece is scanned as in the whole text), whose token is not counted.
-                sync = syncs[i]
                 if sync == offset:
                     return self._tokens_from(sync)
                 return len(tokens.encode(text[offset : sync + 1], self.encoding)) - 1 + self._tokens_from(sync)
-            if i == len(syncs) and len(text) - offset <= _SYNC_REACH:
+            if len(text) - offset <= _SYNC_REACH:  # none within reach, and the end is: none at all
                 return tokens.count(text[offset:], self.encoding)
         if not self._exact:
             return tokens.count(text[offset:], self.encoding)
@@ -256,10 +247,9 @@ class SuffixTokens:
             self._build()
         if not self._counted or not self._exact:
             return tokens.count(text[:offset], self.encoding)
-        syncs = self._syncs or []  # a counted text has its sync points
-        i = bisect_left(syncs, offset) - 1
-        if i >= 0 and offset - syncs[i] <= _SYNC_REACH:
-            start = syncs[i]
+        sync = _last_sync(text, offset, _SYNC_REACH)
+        if sync is not None:
+            start = sync
         else:
             if self._piece_starts is None:
                 self._piece_starts = _piece_starts(self._regex, text)
@@ -395,6 +385,70 @@ def sync_points(text: str) -> list[int]:
     return [m.start() + 1 for m in _SYNC.finditer(text)]
 
 
+# How far from a position its nearest sync point is first looked for.
+_NEAR = 256
+
+
+def _next_sync(text: str, at: int, reach: int) -> int | None:
+    """The first sync point at or after ``at``, at most ``reach`` characters after it; None
+    when there is none that near."""
+    found = _SYNC.search(text, max(0, at - 1), at + reach + 1)  # the look-ahead stops at the end
+    return None if found is None else found.start() + 1
+
+
+def _last_sync(text: str, at: int, reach: int) -> int | None:
+    """The last sync point before ``at``, at most ``reach`` characters before it; None when
+    there is none that near. Looked for in a stretch that grows until it holds one, so that
+    the cost is the distance."""
+    span = min(reach, _NEAR)
+    while True:
+        lo = max(0, at - 1 - span)
+        last = None
+        for last in _SYNC.finditer(text, lo, at):  # the look-ahead stops before ``at``
+            pass
+        if last is not None:
+            return last.start() + 1
+        if lo == 0 or span >= reach:
+            return None
+        span = min(reach, span * 4)
+
+
+class _SyncPoints:
+    """A text's sync points near the positions asked of: each looked for within
+    ``_SYNC_REACH`` of the position, and every one of the text's found at once only when
+    one is not found there (in a text whose lines all start with a space, a search from
+    each position would walk the rest of it again)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._all: list[int] | None = None
+
+    def _every(self) -> list[int]:
+        if self._all is None:
+            self._all = sync_points(self.text)
+        return self._all
+
+    def first_from(self, at: int) -> int | None:
+        """The first sync point at or after ``at``; None when there is none."""
+        if self._all is None:
+            found = _next_sync(self.text, at, _SYNC_REACH)
+            if found is not None or at + _SYNC_REACH >= len(self.text):
+                return found
+        every = self._every()
+        i = bisect_left(every, at)
+        return every[i] if i < len(every) else None
+
+    def last_before(self, at: int) -> int | None:
+        """The last sync point before ``at``; None when there is none."""
+        if self._all is None:
+            found = _last_sync(self.text, at, _SYNC_REACH)
+            if found is not None or at - 1 - _SYNC_REACH <= 0:
+                return found
+        every = self._every()
+        i = bisect_left(every, at) - 1
+        return every[i] if i >= 0 else None
+
+
 # Token starts of a text with fewer tokens than this are kept in a list (made in half the
 # time of an array); more, in an array (a quarter of a list's memory, and made faster).
 _LISTED_STARTS = 1 << 15
@@ -406,8 +460,8 @@ def token_starts(ids: list[int], encoding: str) -> Starts:
     return list(running) if len(ids) < _LISTED_STARTS else array("q", running)
 
 
-def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]], encoding: str,
-                     syncs: list[int] | None = None) -> tuple[list[int], list[int], dict[int, int]]:
+def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
+                     encoding: str) -> tuple[list[int], list[int], dict[int, int]]:
     """``(tokens.encode(text), tokens.encode(rendered), before)``, where ``rendered`` is ``text``
     with the strings at ``spans`` (of ``rendered``, in order) put in, without encoding the
     rendering whole.
@@ -419,8 +473,7 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]], enc
     which a scan from a sync point yields alike in both texts (see the module's docstring),
     and each window's own, encoded again. When ``rendered`` is not ``text`` with those
     strings put in, both are encoded whole. ``before``: how many of the text's tokens stand
-    before some of its sync points, for :class:`SuffixTokens`. ``syncs``: the text's
-    :func:`sync_points`, when the caller has them."""
+    before some of its sync points, for :class:`SuffixTokens`."""
     kept, prev = [], 0
     for start, end in spans:
         kept.append(rendered[prev:start])
@@ -431,21 +484,17 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]], enc
     # The windows of ``text`` (lo, hi) around the points where strings are put in, merged
     # where they overlap, each with how many characters are put in within it.
     windows: list[list[int]] = []
-    # Every sync point of the text, found once (a text whose lines all start with a space
-    # has none, and a search from each point would walk it all again).
-    if syncs is None:
-        syncs = sync_points(text)
+    syncs = _SyncPoints(text)
     shift = 0
     following_syncs = []  # the first sync point at or after each put-in point
     for start, end in spans:
         at = start - shift
         shift += end - start
         # The last sync point whose character is before the point, the first one after it.
-        prior = bisect_right(syncs, at - 1) - 1
-        lo = syncs[prior] if prior >= 0 else 0
-        following_syncs.append(prior + 1)
-        following = bisect_left(syncs, at + 1)
-        hi = syncs[following] if following < len(syncs) else len(text)
+        lo = syncs.last_before(at) or 0
+        following_syncs.append(syncs.first_from(at))
+        after = syncs.first_from(at + 1)
+        hi = len(text) if after is None else after
         if windows and (lo < windows[-1][1] or windows[-1][1] == len(text)):
             windows[-1][1] = max(windows[-1][1], hi)
             windows[-1][2] += end - start
@@ -454,7 +503,7 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]], enc
     # The text's tokens, a stretch at a time: cut at the windows' edges, and at the first
     # sync point at or after each put-in point, where a unit's suffix count is read.
     cuts = {edge for window in windows for edge in window[:2]}
-    cuts.update(syncs[i] for i in following_syncs if i < len(syncs))
+    cuts.update(sync for sync in following_syncs if sync is not None)
     cut = encode_cut(text, sorted(cuts), encoding)
     if cut is None:
         return tokens.encode(text, encoding), tokens.encode(rendered, encoding), {}
