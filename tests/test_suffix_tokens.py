@@ -163,6 +163,12 @@ def test_shared_prefix_of_two_renderings_is_that_of_their_whole_encodings(encodi
     ids = tokens.encode(text, encoding)
     want = tokens.common_prefix_length(ids, tokens.encode(other, encoding))
     assert suffixtokens.shared_prefix_tokens(text, ids, other, encoding) == want
+    # Told how many tokens stand before a sync point before the texts part (as the first
+    # rendering's analysis is), the count is the same.
+    d = suffixtokens._first_difference(text, other)
+    for sync in [0] + [s for s in suffixtokens.sync_points(text) if s < d]:
+        known = (sync, len(tokens.encode(text[:sync], encoding)))
+        assert suffixtokens.shared_prefix_tokens(text, ids, other, encoding, known) == want
 
 
 _PUT_IN = st.lists(st.tuples(st.integers(0, 200), st.sampled_from(["x", "\n", " 9", "é", "\n/", "'s", "2026-03-04 09:41\n"])),

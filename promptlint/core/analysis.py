@@ -582,15 +582,20 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
     # Without a volatile unit every rendering is the stable one (only units differ): not made again.
     rendered = render(rendered_as, units, 0, on_unit=lambda start, end: spans.append((start, end))) if units \
         else stable_text
-    before = None
+    before, known = None, None
     if rendered == stable_text:
         stable_ids = first = tokens.encode(stable_text, encoding)
     else:
         stable_ids, first, before = spliced_encoding(stable_text, rendered, spans, encoding)
+        # The renderings are the stable text up to the first unit's value: a cut before it
+        # (a sync point there, or the start) is where it is in the first rendering too, the
+        # tokens before it the same.
+        edge = max((at for at in before if at < spans[0][0]), default=None)
+        known = None if edge is None else (edge, before[edge])
     # What a second request renders: only the tokens up to where it parts from the first
     # are encoded again.
     stable_prefix = shared_prefix_tokens(rendered, first, render(rendered_as, units, 1) if units else stable_text,
-                                         encoding)
+                                         encoding, known)
     if rendered_as is not template:
         # A child template's findings are its own; its parent's volatile parts still count
         # for the stable prefix (they are reported in the parent).

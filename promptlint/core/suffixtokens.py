@@ -301,9 +301,12 @@ def _piece_starts(regex: Any, text: str) -> array[int]:
     return array("q", (m.start() for m in regex.finditer(text)))
 
 
-def shared_prefix_tokens(text: str, ids: list[int], other: str, encoding: str) -> int:
+def shared_prefix_tokens(text: str, ids: list[int], other: str, encoding: str,
+                         known: tuple[int, int] | None = None) -> int:
     """``tokens.common_prefix_length(ids, tokens.encode(other))``, where ``ids`` is
-    ``text``'s encoding, without encoding all of ``other``.
+    ``text``'s encoding, without encoding all of ``other``. ``known``: a sync point of
+    ``text`` before the texts part, and how many of ``ids`` stand before it (the tokens
+    before the window are then counted from there, not from the start).
 
     The two texts are equal up to their first difference ``d``. A sync point ``s`` before
     ``d`` starts a piece in both scans, and what is scanned before it reads nothing past it
@@ -318,16 +321,21 @@ def shared_prefix_tokens(text: str, ids: list[int], other: str, encoding: str) -
     s = _sync_before(text, d) or 0
     after = _SYNC.search(other, d)  # a break at or after d, with the sync point after it
     window = other[s:] if after is None else other[s : after.start() + 2]
-    k = _tokens_before(ids, len(text[:s].encode("utf-8")), tokens.token_length(encoding))
+    length = tokens.token_length(encoding)
+    if known is not None and known[0] <= s:
+        k = _tokens_before(ids, len(text[known[0] : s].encode("utf-8")), length, known[1])
+    else:
+        k = _tokens_before(ids, len(text[:s].encode("utf-8")), length)
     if k is None:  # not a token start after all: encode it whole
         return tokens.common_prefix_length(ids, tokens.encode(other, encoding))
     return k + tokens.common_prefix_length(ids[k:], tokens.encode(window, encoding))
 
 
-def _tokens_before(ids: list[int], head: int, length: Callable[[int], int]) -> int | None:
-    """How many of ``ids`` lie in their text's first ``head`` bytes; None when a token
-    straddles that point. Summed a chunk at a time, up to the point only."""
-    k = done = 0
+def _tokens_before(ids: list[int], head: int, length: Callable[[int], int], first: int = 0) -> int | None:
+    """How many of ``ids`` lie in their text's first ``head`` bytes from where token
+    ``first`` starts, ``first`` counted; None when a token straddles that point. Summed a
+    chunk at a time, up to the point only."""
+    k, done = first, 0
     while done < head and k < len(ids):
         size = sum(map(length, ids[k : k + 1024]))
         if done + size > head:
