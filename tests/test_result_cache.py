@@ -185,3 +185,24 @@ def test_a_rule_plugin_installed_changes_the_code_fingerprint(tmp_path: Path, mo
     (plugin / "entry_points.txt").write_text("[promptlint.rules]\nacme = acme_rules.rule\n")
     after = resultcache._installed_entry_points()
     assert len(after) == len(before) + 1 and any("acme_rules-1.0.dist-info" in line for line in after)
+
+
+def test_a_finding_as_json_is_its_fields_then_its_extra_ones_each_a_copy():
+    # What the cache stores and the JSON report prints: asdict's dict, with the extra
+    # fields after the others, and containers the caller may change without changing the finding.
+    from dataclasses import asdict
+
+    from promptlint.core.findings import Finding
+
+    extra = {"precision": "second", "lines": [3, 4], "fix": {"moved": ["line 2"]}}
+    finding = Finding(path="a.j2", line=2, column=1, end_line=2, end_column=9, rule="PC101",
+                      name="volatile-before-stable", severity="error", kind="timestamp",
+                      frequency="per-request", message="m", extra=json.loads(json.dumps(extra)))
+    data = finding.to_json()
+    expected = asdict(finding)
+    expected.update(expected.pop("extra"))
+    assert list(data.items()) == list(expected.items())
+    data["lines"].append(5)
+    data["fix"]["moved"].append("line 9")
+    assert finding.extra == extra
+    assert Finding.from_json(finding.to_json()) == finding

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from copy import deepcopy
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any, Protocol
 
 SEVERITIES: tuple[str, ...] = ("info", "warning", "error")
@@ -67,9 +68,11 @@ class Finding:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        extra = data.pop("extra")
-        data.update(extra)
+        """The fields, then the extra ones, as ``asdict`` gives them (each extra value a
+        copy), without its deep copy of every field (a tenth of a JSON report of 8,000
+        findings went to it)."""
+        data = {name: getattr(self, name) for name in _FINDING_FIELDS}
+        data.update((key, _copied(value)) for key, value in self.extra.items())
         return data
 
     @classmethod
@@ -82,6 +85,17 @@ class Finding:
     @property
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.rule)
+
+
+# A finding's own fields, in order (their values are strings, numbers and booleans).
+_FINDING_FIELDS = tuple(f.name for f in fields(Finding) if f.name != "extra")
+
+
+def _copied(value: Any) -> Any:
+    """``value`` as ``asdict`` puts it in its dict: a container copied, a dataclass made a dict."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return deepcopy(value) if isinstance(value, dict | list | tuple) else value
 
 
 # The lines either side of a finding's that a code frame shows (reporters.text).
