@@ -200,3 +200,19 @@ def test_space_merges_into_a_word_value(encoding: str) -> None:
     rendered = tokens.encode(analysis.rendered, encoding)
     assert rendered[: len(naive)] != naive
     assert analysis.stable_prefix_tokens == len(tokens.encode("Today is", encoding)) == len(naive) - 1
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+def test_short_texts_kept_once_encoded_are_encoded_as_ever(encoding: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A short text is encoded once and looked up after: each answer is the encoding's own,
+    # a list of the caller's (changing it changes no later answer), also once the kept
+    # texts were let go for being too many.
+    monkeypatch.setattr(tokens, "_SHORT_KEPT", 3)
+    built = tokens.get_encoding(encoding)
+    texts = ["Context: \n\n-", "\n\n#", "héllo 🎉", "a\ud800b", "x" * tokens._SHORT_TEXT, "y" * (tokens._SHORT_TEXT + 1)]
+    for _ in range(3):
+        for text in texts:
+            for _asked in range(2):  # the second time, from what was kept (unless too long)
+                ids = tokens.encode(text, encoding)
+                assert ids == built.encode_ordinary(text)
+                ids.append(-1)

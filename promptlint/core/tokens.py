@@ -26,6 +26,12 @@ SHIPPED_ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
 
 _lock = threading.Lock()
 _encodings: dict[str, tiktoken.Encoding] = {}
+# Short texts encoded by a built encoding, by encoding: the stretches between a unit and the
+# next line ("Context: \n\n-") recur across a prompt and its project, and a lookup costs a
+# tenth of an encoding. Emptied when full.
+_SHORT_TEXT = 64
+_SHORT_KEPT = 8192
+_short_ids: dict[str, dict[str, list[int]]] = {}
 _constructed: dict[str, dict[str, Any]] = {}
 
 
@@ -242,7 +248,18 @@ def encode(text: str, encoding: str = "o200k_base") -> list[int]:
     """Token ids of ``text``; special-token text is encoded as ordinary text."""
     built = _encodings.get(encoding)
     if built is not None:  # asked for every unit's window: the shortest way there
-        return built.encode_ordinary(text)
+        if len(text) > _SHORT_TEXT:
+            return built.encode_ordinary(text)
+        kept = _short_ids.get(encoding)
+        if kept is None:
+            kept = _short_ids.setdefault(encoding, {})
+        ids = kept.get(text)
+        if ids is None:
+            ids = built.encode_ordinary(text)
+            if len(kept) >= _SHORT_KEPT:
+                kept.clear()
+            kept[text] = ids
+        return ids.copy()  # the caller's own list
     small = _small_encoder(encoding, len(text))
     if small is not None:
         ids = small.encode(text)
