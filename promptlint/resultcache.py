@@ -67,21 +67,15 @@ def _installed_entry_points() -> list[str]:
     """The size and mtime of every installed distribution's ``entry_points.txt``: a rule
     plugin installed, upgraded or removed changes one of them. Read with a folder scan, not
     ``importlib.metadata`` (its import alone is a tenth of a warm run)."""
-    import sys
+    from promptlint.installed import metadata_folders
 
     found = []
-    for folder in sys.path:
+    for folder in metadata_folders()[0]:
         try:
-            with os.scandir(folder or ".") as entries:
-                names = [e.name for e in entries if e.name.endswith((".dist-info", ".egg-info"))]
+            info = os.stat(os.path.join(folder, "entry_points.txt"))
         except OSError:
             continue
-        for name in sorted(names):
-            try:
-                info = os.stat(os.path.join(folder, name, "entry_points.txt"))
-            except OSError:
-                continue
-            found.append(f"{folder}/{name}:{info.st_size}:{info.st_mtime_ns}")
+        found.append(f"{folder}:{info.st_size}:{info.st_mtime_ns}")
     return found
 
 
