@@ -244,10 +244,11 @@ def _check_file(
                                                  file_config), file_config)
 
             return result, CachedFile(path, config, result, load)
-        from promptlint.loaders.code import may_hold_prompt
+        if (chosen or detect_syntax(path, "")) in CODE_SYNTAXES:
+            from promptlint.loaders.code import may_hold_prompt  # a code loader, for code files only
 
-        if (chosen or detect_syntax(path, "")) in CODE_SYNTAXES and not may_hold_prompt(data, config.prompt_names):
-            raise SkippedCode(None)  # the sniff: no word a prompt is built with
+            if not may_hold_prompt(data, config.prompt_names):
+                raise SkippedCode(None)  # the sniff: no word a prompt is built with
         template = _set_role(load_bytes(path, data, chosen, evidence, config.prompt_names), config)
         if template.syntax in CODE_SYNTAXES and not template.prompts:
             raise SkippedCode(None)
