@@ -606,3 +606,24 @@ def test_html_report_renders_in_headless_chromium(run_cli: Callable[..., Any], s
     assert (width, height) == (1200, 1400)
     greens = {c for c in colours if c[1] > c[0] + 40 and c[1] > c[2] + 40}
     assert len(colours) > 20 and greens, "the screenshot is blank or has no chart"
+
+
+def test_a_dry_run_says_when_the_requests_exceed_the_context_window(
+        run_cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The provider refuses a prompt over its model's context window: the plan says so before
+    # anything is sent (the window is the price data's; made small here to be crossed).
+    from promptlint.providers import pricing
+
+    assert "context window" not in probe(run_cli, None, "openai", "--dry-run").stdout
+    asked: list[tuple[str, str]] = []
+
+    def small_window(provider: str, model: str) -> int:
+        asked.append((provider, model))
+        return 50
+
+    monkeypatch.setattr(pricing, "context_window", small_window)
+    result = probe(run_cli, None, "openai", "--dry-run")
+    assert result.exit_code == 0, result.stderr
+    assert asked == [("openai", "gpt-4.1-mini")]
+    assert "5 of 5 requests hold up to ≈" in result.stdout
+    assert "over the 50-token context window of gpt-4.1-mini: the provider will refuse them" in result.stdout

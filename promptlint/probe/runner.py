@@ -120,6 +120,7 @@ def plan(settings: Settings) -> Run:
     for row, guess in zip(rows, predicted, strict=True):
         row.predicted = guess
     notes = list(prompt.notes) + list(adapter.notes) + list(facts.notes) + _below_minimum(prompt, facts, adapter)
+    notes += _over_context_window(rows, adapter)
     prices: models.Prices | None = None
     try:
         prices = models.prices(*adapter.price_target(), config_prices)
@@ -148,6 +149,23 @@ def _below_minimum(prompt: Prompt, facts: models.Facts, adapter: Adapter) -> lis
                          f"{facts.min_cacheable_tokens:,}-token minimum of {facts.row} {adapter.model}: "
                          "expect no cache reads")
     return notes
+
+
+def _over_context_window(rows: list[Row], adapter: Adapter) -> list[str]:
+    """A note when requests hold more input tokens than the model's context window (the
+    price data's): the provider refuses them (``check`` says the same of the prompt)."""
+    largest = max((r.predicted.total for r in rows if r.predicted is not None), default=0)
+    if not largest:
+        return []
+    from promptlint.providers.pricing import context_window
+
+    provider, model = adapter.price_target()
+    window = context_window(provider, model)
+    if window is None or largest <= window:
+        return []
+    over = sum(1 for r in rows if r.predicted is not None and r.predicted.total > window)
+    return [f"{over} of {len(rows)} requests hold up to ≈{largest:,} input tokens, over the {window:,}-token "
+            f"context window of {model}: the provider will refuse them"]
 
 
 def estimate(run: Run) -> float | None:
