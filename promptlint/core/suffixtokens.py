@@ -393,10 +393,6 @@ def sync_points(text: str) -> list[int]:
     return [m.start() + 1 for m in _SYNC.finditer(text)]
 
 
-# How far from a position its nearest sync point is first looked for.
-_NEAR = 256
-
-
 def _next_sync(text: str, at: int, reach: int) -> int | None:
     """The first sync point at or after ``at``, at most ``reach`` characters after it; None
     when there is none that near."""
@@ -406,19 +402,22 @@ def _next_sync(text: str, at: int, reach: int) -> int | None:
 
 def _last_sync(text: str, at: int, reach: int) -> int | None:
     """The last sync point before ``at``, at most ``reach`` characters before it; None when
-    there is none that near. Looked for in a stretch that grows until it holds one, so that
-    the cost is the distance."""
-    span = min(reach, _NEAR)
-    while True:
-        lo = max(0, at - 1 - span)
-        last = None
-        for last in _SYNC.finditer(text, lo, at):  # the look-ahead stops before ``at``
-            pass
-        if last is not None:
-            return last.start() + 1
-        if lo == 0 or span >= reach:
+    there is none that near. Read back from ``at``, break by break, so that the cost is the
+    distance."""
+    limit = min(at, len(text))
+    lo = max(0, at - 1 - reach)
+    end = limit - 1  # a break whose sync point is before ``limit`` stands before this
+    while end > lo:
+        newline = text.rfind("\n", lo, end)
+        carriage = text.rfind("\r", max(lo, newline + 1), end)  # only one after that newline counts
+        at_break = max(newline, carriage)
+        if at_break < 0:
             return None
-        span = min(reach, span * 4)
+        after = text[at_break + 1]
+        if "!" <= after <= "~" and after != "/":  # what _SYNC looks ahead for
+            return at_break + 1
+        end = at_break
+    return None
 
 
 class _SyncPoints:
