@@ -261,7 +261,9 @@ class SuffixTokens:
         """The whole text's piece starts from the last one at or before ``offset`` on."""
         text = self.text
         # The last sync point at or before the offset, within reach.
-        sync = _sync_before(text, offset + 1, _SYNC_REACH)
+        sync = _last_sync(text, offset + 1, _SYNC_REACH)
+        if sync is None and offset <= _SYNC_REACH:
+            sync = 0  # none, and the text's start is in reach: every scan starts a piece there
         if sync is not None:
             return (m.start() for m in self._regex.finditer(text, sync))
         if self._piece_starts is None:
@@ -318,7 +320,7 @@ def shared_prefix_tokens(text: str, ids: list[int], other: str, encoding: str,
     d = _first_difference(text, other)
     if d == len(text) == len(other):
         return len(ids)
-    s = _sync_before(text, d) or 0
+    s = _last_sync(text, d, d) or 0  # the last before d, else the start
     after = _SYNC.search(other, d)  # a break at or after d, with the sync point after it
     window = other[s:] if after is None else other[s : after.start() + 2]
     length = tokens.token_length(encoding)
@@ -365,27 +367,6 @@ def _first_difference(a: str, b: str) -> int:
         else:
             hi = mid - 1
     return i
-
-
-def _sync_before(text: str, d: int, reach: int | None = None) -> int | None:
-    """The last position before ``d`` where every scan of ``text`` starts a piece, its
-    character before ``d`` as well (0, the text's start, when there is none). Looked for in
-    a stretch before ``d`` that grows until it holds one, so that the cost is the distance;
-    with ``reach``, only that far back (None when there is none in reach, and the start is
-    farther)."""
-    span = 4096 if reach is None else reach
-    while True:
-        lo = max(0, d - 1 - span)
-        last = None
-        for last in _SYNC.finditer(text, lo, d):  # the look-ahead stops before d
-            pass
-        if last is not None:
-            return last.start() + 1
-        if lo == 0:
-            return 0
-        if reach is not None:
-            return None
-        span *= 4
 
 
 def sync_points(text: str) -> list[int]:
