@@ -15,16 +15,17 @@ class Text:
     """Styled text, kept as (text, style) pieces: made into rich's Text only to print in
     colour. Without colour (a pipe, a file, NO_COLOR) its pieces are written as they are;
     rich would print the same at a tenth of the speed, and building its Text for every
-    line of a report of 8,000 findings cost as much again."""
+    line of a report of 8,000 findings cost as much again. The pieces lie flat, each
+    text followed by its style, so that the plain characters are one slice and one join."""
 
     __slots__ = ("pieces",)
 
     def __init__(self, text: str = "", style: str = "") -> None:
-        self.pieces = [(text, style)] if text else []
+        self.pieces: list[str] = [text, style] if text else []
 
     def append(self, text: str, style: str = "") -> None:
         if text:
-            self.pieces.append((text, style))
+            self.pieces += (text, style)
 
     def __add__(self, other: Text) -> Text:
         joined = Text()
@@ -33,12 +34,14 @@ class Text:
 
     @property
     def plain(self) -> str:
-        return "".join(text for text, _ in self.pieces)
+        return "".join(self.pieces[0::2])
 
     def rich(self) -> RichText:
         out = RichText()
-        for text, style in self.pieces:
-            out.append(text, style=style or None)
+        pieces = self.pieces
+        for i in range(0, len(pieces), 2):
+            if pieces[i]:
+                out.append(pieces[i], style=pieces[i + 1] or None)
         return out
 
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
@@ -70,30 +73,28 @@ def _clip(source: str, start: int, end: int, room: int) -> tuple[str, int, int]:
 
 def _frame(finding: Finding, lines: Lines, width: int) -> Text:
     """The finding's line with one line of context each side and the value underlined,
-    each clipped to the terminal width around the value."""
-    out = Text()
+    each clipped to the terminal width around the value (the pieces are laid down here
+    directly: a report of 8,000 findings frames 24,000 lines)."""
     first = max(1, finding.line - _CONTEXT_LINES)
     last = min(len(lines), finding.line + _CONTEXT_LINES)
     number_width = len(str(last))
     room = width - (number_width + 6)
+    pieces: list[str] = []
     for number in range(first, last + 1):
         source = _printable(lines[number - 1].rstrip("\r\n").expandtabs(1))
-        marker = ">" if number == finding.line else " "
-        out.append(f" {marker} {number:>{number_width}} │ ", style="dim")
         if number == finding.line:
             start = finding.column - 1
             end = finding.end_column - 1 if finding.end_line == finding.line else len(source)
             source, start, end = _clip(source, start, max(start, min(end, len(source))), room)
-            out.append(source[:start])
-            out.append(source[start:end], style=_STYLE[finding.severity].replace("bold ", "") + " underline")
-            out.append(source[end:])
-            out.append("\n")
             underline = max(1, min(end, len(source)) - start)
-            out.append(f"   {'':>{number_width}} │ " + " " * start, style="dim")
-            out.append("^" * underline, style=_STYLE[finding.severity])
+            style = _STYLE[finding.severity]
+            pieces += (f" > {number:>{number_width}} │ ", "dim", source[:start], "",
+                       source[start:end], style.replace("bold ", "") + " underline", source[end:], "", "\n", "",
+                       f"   {'':>{number_width}} │ " + " " * start, "dim", "^" * underline, style, "\n", "")
         else:
-            out.append(_clip(source, 0, 0, room)[0])
-        out.append("\n")
+            pieces += (f"   {number:>{number_width}} │ ", "dim", _clip(source, 0, 0, room)[0], "", "\n", "")
+    out = Text()
+    out.pieces = pieces
     return out
 
 
@@ -152,10 +153,10 @@ def emit(console: Console, text: Text | None = None, end: str = "\n") -> None:
 
 def _print_finding(console: Console, finding: Finding, sources: Mapping[str, Lines], show_frames: bool,
                    width: int) -> None:
-    head = Text(f"{one_line(finding.path)}:{finding.line}:{finding.column}", style="bold")
-    head.append(f" {finding.rule} ", style="bold magenta")
-    head.append(f"[{finding.severity}] ", style=_STYLE[finding.severity])
-    head.append(one_line(finding.message))  # it may quote a template's escape sequences
+    head = Text()
+    head.pieces = [f"{one_line(finding.path)}:{finding.line}:{finding.column}", "bold", f" {finding.rule} ",
+                   "bold magenta", f"[{finding.severity}] ", _STYLE[finding.severity],
+                   one_line(finding.message), ""]  # it may quote a template's escape sequences
     emit(console, head)
     lines = sources.get(finding.path)
     if show_frames and lines and 0 < finding.line <= len(lines):
