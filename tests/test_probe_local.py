@@ -42,7 +42,11 @@ def test_block_size_floors_the_reuse(run_cli):
 
 def test_price_as_prices_the_counts_as_a_providers_model(run_cli):
     data = _probe(run_cli, "--compare-fix", "--variants", "1", "--price-as", "openai:gpt-4.1")
-    assert data["prices_as_of"] is not None
+    import genai_prices
+
+    from promptlint.providers import price_data_releases
+
+    assert data["prices_as_of"] == price_data_releases().get(genai_prices.__version__)
     assert data["summary"]["fixed"]["cost_per_1k_calls"] < data["summary"]["as-is"]["cost_per_1k_calls"]
 
 

@@ -18,6 +18,7 @@ import pytest
 from promptlint import replay
 
 sys.path.insert(0, str(Path(__file__).parent))
+import pinned_prices  # noqa: E402
 import replay_logs  # noqa: E402
 import replay_reference  # noqa: E402
 
@@ -35,7 +36,14 @@ def _write(tmp_path: Path, lines: list[str], name: str = "log.jsonl") -> Path:
     return path
 
 
+@pytest.fixture
+def pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The goldens' prices, from the recording (see pinned_prices.py), not the installed library."""
+    pinned_prices.pin(monkeypatch)
+
+
 @pytest.mark.parametrize("name", ["agent_clock", "agent_clock_fixed"])
+@pytest.mark.usefixtures("pinned")
 def test_fixtures_match_the_pre_streaming_goldens(name: str) -> None:
     path = str(REPO / f"fixtures/replay/{name}.jsonl")
     result = replay.replay(lambda: replay.iter_log(path))
@@ -43,10 +51,22 @@ def test_fixtures_match_the_pre_streaming_goldens(name: str) -> None:
 
 
 @pytest.mark.parametrize("seed", replay_logs.GOLDEN_SEEDS)
+@pytest.mark.usefixtures("pinned")
 def test_generated_logs_match_the_pre_streaming_goldens(tmp_path: Path, seed: int) -> None:
     path = str(_write(tmp_path, replay_logs.build(seed)))
     result = replay.replay(lambda: replay.iter_log(path))
     assert _same(result) == json.loads((GOLDEN / f"seed{seed}.json").read_text())
+
+
+def test_the_pinned_prices_are_the_librarys_while_its_recorded_release_is_installed() -> None:
+    import genai_prices
+
+    data = pinned_prices.recorded()
+    if data["genai-prices"] != genai_prices.__version__:
+        # Another release is installed (genai-prices is not pinned): the goldens keep the
+        # recorded data; `python tests/pinned_prices.py` records the installed one.
+        return
+    assert data == json.loads(json.dumps(pinned_prices.record()))
 
 
 @pytest.mark.parametrize(("seed", "disorder"), [(s, d) for s in range(7, 13) for d in (0.0, 0.3)])
