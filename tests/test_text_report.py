@@ -177,3 +177,48 @@ def test_a_file_name_with_a_line_break_or_an_escape_is_quoted_in_the_diff_and_es
     applied = subprocess.run(["git", "apply", "--check", "-"], input="".join(diffs), text=True, capture_output=True,
                              cwd="/")
     assert applied.returncode == 0, applied.stderr
+
+
+# -- code frames cut a long line before they show it --------------------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from promptlint.core.findings import Finding  # noqa: E402
+
+_LINE = st.text(alphabet=st.sampled_from(["a", " ", "\t", "\x1b", "\x07", "\r", "é", "…", "\u200b"]), max_size=300)
+
+
+def _framed_whole(finding: Finding, lines: list[str], width: int) -> str:
+    """The frame as first made: every line shown (tabs and control characters mapped) whole,
+    then cut to the width."""
+    out = []
+    first, last = max(1, finding.line - 1), min(len(lines), finding.line + 1)
+    number_width = len(str(last))
+    room = width - (number_width + 6)
+    for number in range(first, last + 1):
+        source = text._printable(lines[number - 1].rstrip("\r\n").expandtabs(1))
+        if number == finding.line:
+            start = finding.column - 1
+            end = finding.end_column - 1 if finding.end_line == finding.line else len(source)
+            source, start, end = text._clip(source, start, max(start, min(end, len(source))), room)
+            out.append(f" > {number:>{number_width}} │ {source}\n")
+            out.append(f"   {'':>{number_width}} │ " + " " * start + "^" * max(1, min(end, len(source)) - start) + "\n")
+        else:
+            out.append(f"   {number:>{number_width}} │ {text._clip(source, 0, 0, room)[0]}\n")
+    return "".join(out)
+
+
+@given(lines=st.lists(_LINE.map(lambda s: s + "\r" if s.endswith("a") else s), min_size=1, max_size=4),
+       data=st.data(), width=st.sampled_from([20, 40, 80, 200]))
+def test_a_frame_cut_before_it_is_shown_is_the_frame_of_the_whole_line(lines, data, width) -> None:  # type: ignore[no-untyped-def]
+    # The frame reads only the part of a line it shows (8,000 findings on one 100,000-character
+    # line each mapped the whole line); a tab and a control character are one column either way.
+    line = data.draw(st.integers(1, len(lines)))
+    size = len(lines[line - 1].rstrip("\r\n"))
+    column = data.draw(st.integers(1, size + 1))
+    end_line = data.draw(st.sampled_from([line, min(len(lines), line + 1)]))
+    end_column = data.draw(st.integers(column, size + 2))
+    finding = Finding(path="p", line=line, column=column, end_line=end_line, end_column=end_column, rule="PC101",
+                      name="volatile-before-stable", severity="error", kind=None, frequency=None, message="m")
+    assert text._frame(finding, lines, width).plain == _framed_whole(finding, lines, width)

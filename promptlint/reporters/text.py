@@ -48,18 +48,21 @@ _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 _CONTEXT_LINES = 1
 
 
-def _clip(source: str, start: int, end: int, room: int) -> tuple[str, int, int]:
+def _clip(source: str, start: int, end: int, room: int, length: int | None = None) -> tuple[str, int, int]:
     """The part of a line that fits ``room`` columns around ``[start, end)``, with an
     ellipsis where it was cut, and the span's offsets in that part. A one-line JSON body
-    would otherwise print its whole 12,000-character line."""
-    if len(source) <= room:
-        return source, start, end
+    would otherwise print its whole 12,000-character line. ``length``: how much of
+    ``source`` is the line (its line break left out), when not all of it: only the part
+    shown is copied (8,000 findings on one 100,000-character line each cut it anew)."""
+    size = len(source) if length is None else length
+    if size <= room:
+        return (source if size == len(source) else source[:size]), start, end
     room = max(room, 12)
     # Keep some context before the span, then as much of the span as fits.
-    left = max(0, min(start - room // 4, len(source) - room))
-    right = min(len(source), left + room)
+    left = max(0, min(start - room // 4, size - room))
+    right = min(size, left + room)
     head = "…" if left > 0 else ""
-    tail = "…" if right < len(source) else ""
+    tail = "…" if right < size else ""
     left += len(head)
     right -= len(tail)
     shown = head + source[left:right] + tail
@@ -69,6 +72,14 @@ def _clip(source: str, start: int, end: int, room: int) -> tuple[str, int, int]:
         return max(len(head), min(offset - shift, len(shown) - len(tail)))
 
     return shown, clip(start), clip(end)
+
+
+def _line_length(line: str) -> int:
+    """The length of ``line`` without the line break characters it ends with."""
+    size = len(line)
+    while size and line[size - 1] in "\r\n":
+        size -= 1
+    return size
 
 
 def _frame(finding: Finding, lines: Lines, width: int) -> Text:
@@ -81,18 +92,23 @@ def _frame(finding: Finding, lines: Lines, width: int) -> Text:
     room = width - (number_width + 6)
     pieces: list[str] = []
     for number in range(first, last + 1):
-        source = _printable(lines[number - 1].rstrip("\r\n").expandtabs(1))
+        # Clipped first, then shown: a tab and a control character each stay one column, so
+        # only the part shown is read (the offsets are the same either way).
+        line = lines[number - 1]
+        size = _line_length(line)
         if number == finding.line:
             start = finding.column - 1
-            end = finding.end_column - 1 if finding.end_line == finding.line else len(source)
-            source, start, end = _clip(source, start, max(start, min(end, len(source))), room)
+            end = finding.end_column - 1 if finding.end_line == finding.line else size
+            source, start, end = _clip(line, start, max(start, min(end, size)), room, size)
+            source = _printable(source.expandtabs(1))
             underline = max(1, min(end, len(source)) - start)
             style = _STYLE[finding.severity]
             pieces += (f" > {number:>{number_width}} │ ", "dim", source[:start], "",
                        source[start:end], style.replace("bold ", "") + " underline", source[end:], "", "\n", "",
                        f"   {'':>{number_width}} │ " + " " * start, "dim", "^" * underline, style, "\n", "")
         else:
-            pieces += (f"   {number:>{number_width}} │ ", "dim", _clip(source, 0, 0, room)[0], "", "\n", "")
+            shown = _printable(_clip(line, 0, 0, room, size)[0].expandtabs(1))
+            pieces += (f"   {number:>{number_width}} │ ", "dim", shown, "", "\n", "")
     out = Text()
     out.pieces = pieces
     return out
