@@ -52,6 +52,10 @@ RUNS = [
     "a:\n" + "\t" * 1200 + "\n" * 700 + "  " * 600 + "end",  # runs of three kinds, back to back
     "x\n" + "\r\n" * 1500 + "y",
     "é\n" + "\n" * 2000 + "日本",  # not ASCII outside the run
+    " " * 4000,  # 100,000 slots on one line left nothing but the spaces between them
+    "a" + " " * 700 + "\n" + " " * 300 + "\n" + " " * 900 + "b",  # line breaks late in the run
+    "a" + " " * 600 + "\u3000\xa0\x85" + " " * 600 + "\u2028" + " " * 400 + "'s",  # not ASCII in the run
+    "x" + " " * 300 + "\n" * 3 + "\t" * 300 + "\r",  # a run to the end of the text
 ]
 
 
@@ -79,9 +83,48 @@ def test_a_run_of_line_breaks_is_encoded_a_few_times_not_once_per_suffix(monkeyp
 
     monkeypatch.setattr(tokens, "encode_piece", counting)
     counts = [counter.after(i) for i in range(7, len(text))]
-    assert counts[::997] == [tokens.count(text[i:]) for i in range(7, len(text))][::997]
+    assert counts[::997] == [tokens.count(text[i:]) for i in range(7, len(text), 997)]
     # Tokens of 16 line breaks: one encoding per starting point modulo 16 (n² was 50 M characters).
     assert len(encoded) <= 16 and sum(encoded) <= 16 * 10_000
+
+
+def test_a_run_of_spaces_is_matched_a_few_times_not_once_per_suffix(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A piece that starts inside one the split pattern matched ends where it ends: each
+    # match read the run to its end (100,000 slots on one line did not finish).
+    text = "Intro " + " " * 20_000 + "end"
+    counter = SuffixTokens(text, "o200k_base")
+    counter.after(3)  # built
+    pattern = counter._regex
+    matched: list[int] = []
+
+    class Counting:
+        def match(self, text: str, pos: int) -> object:
+            matched.append(pos)
+            return pattern.match(text, pos)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(pattern, name)
+
+    monkeypatch.setattr(SuffixTokens, "_regex", property(lambda self: Counting()))
+    counts = [counter.after(i) for i in range(6, len(text) - 300)]
+    assert counts[::499] == [tokens.count(text[i:]) for i in range(6, len(text) - 300, 499)]
+    assert len(set(matched)) <= 4  # the run from its start, then the short piece after it, each time
+
+
+_RUN_OF = st.sampled_from([" ", "  ", "\n", "\t", "\r\n", " \n", "\u3000", "\xa0"])
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@settings(max_examples=60, deadline=None)
+@given(parts=st.lists(st.tuples(_RUN_OF, st.integers(1, 400)), min_size=1, max_size=4),
+       before=st.sampled_from(["", "a", "x:", "'"]), after=st.sampled_from(["", "b", "'s", "9", ".", "\n/", "日"]),
+       data=st.data())
+def test_suffixes_in_mixed_runs_count_as_encoded_alone(encoding: str, parts: list[tuple[str, int]], before: str,
+                                                       after: str, data: st.DataObject) -> None:
+    text = before + "".join(run * times for run, times in parts) + after
+    counter = SuffixTokens(text, encoding)
+    offsets = sorted(data.draw(st.lists(st.integers(0, len(text)), min_size=1, max_size=12)))
+    assert [counter.after(i) for i in offsets] == [tokens.count(text[i:], encoding) for i in offsets]
 
 
 def test_no_token_is_as_long_as_a_long_run() -> None:

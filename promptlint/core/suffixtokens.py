@@ -111,6 +111,8 @@ class SuffixTokens:
         self._built = False
         # Long whitespace pieces, by where they end: the token count from each known start.
         self._run_suffixes: dict[int, dict[int, int]] = {}
+        # The last long whitespace piece the split pattern matched: (start, end).
+        self._long_match: tuple[int, int] | None = None
         self._known_suffixes = 0
 
     def _build(self) -> None:
@@ -199,11 +201,27 @@ class SuffixTokens:
     def _long_pieces(self, offset: int) -> tuple[int, int]:
         """The tokens of the long pieces a suffix starts with, from ``offset`` (in a run of
         whitespace), and where they end (``offset`` when its first piece is short). The
-        suffix's scan from there is the scan of the suffix that starts there (no look-behind)."""
+        suffix's scan from there is the scan of the suffix that starts there (no look-behind).
+
+        A piece that starts inside a long whitespace piece the pattern matched ends where that
+        one ends, and is not matched again (matching it read the run to its end: n suffixes
+        in a run of n spaces, n²; 100,000 slots on one line did not finish). Why: a piece that
+        starts in a run of whitespace with a long run after it is one of the shipped patterns'
+        whitespace alternatives (every other one needs a letter, digit, mark or punctuation
+        within a character or two); ``\\s*[\\r\\n]+`` ends just after the run's last line break
+        when one follows the start, and else ``\\s+(?!\\S)`` ends one character before the run's
+        end (at the text's end, at it). A start later in the piece has the same line breaks
+        after it, or none, so its piece ends at the same place."""
         text, head = self.text, 0
         while offset < len(text):
-            match = self._regex.match(text, offset)
-            end = match.end() if match is not None else offset
+            known = self._long_match
+            if known is not None and known[0] < offset < known[1]:
+                end = known[1]
+            else:
+                match = self._regex.match(text, offset)
+                end = match.end() if match is not None else offset
+                if end - offset >= _LONG_RUN:
+                    self._long_match = (offset, end)
             if end - offset < _LONG_RUN:
                 break
             head += self._long_piece(offset, end)
