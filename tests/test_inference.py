@@ -189,3 +189,24 @@ def test_a_files_suffixes_are_read_as_pathlib_reads_them() -> None:
 
     same()
     assert _suffixes("1.1/.") == [".1"] and _suffixes("a.j2/") == [".j2"]
+
+
+# -- `${name}` placeholders are found in a time linear in the text ------------------------------
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from promptlint.loaders import base  # noqa: E402
+
+
+@given(st.lists(st.sampled_from(["$", "{", "}", "\\", "\n", "a", "${", "${a}", "\\${b}"]), max_size=30).map("".join))
+def test_dollar_placeholders_are_the_patterns_matches(text: str) -> None:
+    # The scan finds what the pattern's finditer finds; the pattern read each `${` to the end
+    # of its line (100,000 `${` on one line took minutes).
+    assert base._dollar_names(text) == [m.group(1) for m in base._DOLLAR_MARKERS.finditer(text)]
+
+
+def test_a_line_of_unclosed_dollar_braces_reads_as_a_dollar_template() -> None:
+    text = "${" * 100_000
+    assert base._dollar_names(text) == []
+    assert base._dollar_names("Hi ${user}, " + "${" * 50_000 + "\nand ${ today }") == ["user", " today "]
