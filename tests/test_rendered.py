@@ -155,3 +155,28 @@ def test_values_under_an_examples_head_in_capitals_are_examples() -> None:
             if f.rule == "PC105"] == ["PC105"]
     assert [f.rule for f in check_text("You are Beacon.\nEXAMPLES:\n" + clock + LONG_RULES, path="a.md").findings
             if f.rule == "PC105"] == []
+
+
+# -- an id's label is read near the id -----------------------------------------------------------
+
+_ID_LINE_PARTS = st.sampled_from(["session", "Request", "run", "id", "uuid", "_", "-", " ", "\t", ":", "#", "x",
+                                  "xsession", "é", " " * 40, "-" * 30])
+
+
+@given(parts=st.lists(_ID_LINE_PARTS, max_size=30), data=st.data())
+def test_an_ids_label_is_found_as_a_search_of_the_line_before_it_finds_it(parts: list[str], data) -> None:  # type: ignore[no-untyped-def]
+    # Read near the id, not from the line's start (a line of 4,400 ids read 4,400 prefixes:
+    # 20 s); a label with a long run of separators before "id" is still found.
+    from promptlint.rules import literal_volatile_value as rule
+
+    line = "".join(parts)
+    end = data.draw(st.integers(0, len(line)))
+    assert rule._labelled_id(line, end) == (rule._PER_REQUEST_ID_LABEL.search(line[:end]) is not None)
+
+
+def test_a_label_far_before_its_id_across_separators_is_found() -> None:
+    from promptlint.rules import literal_volatile_value as rule
+
+    line = "session" + " " * 200 + "id: "
+    assert rule._labelled_id(line, len(line))
+    assert not rule._labelled_id("x" * 200 + " id: ", 205)
