@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -469,3 +470,30 @@ def test_a_long_plus_chain_reads_as_a_short_one(lines: int) -> None:
     assert rendered(typescript) == want.replace("{str(now)}", "{String(now)}")
     last = body.splitlines()[-1]
     assert at(typescript, slots(typescript)[-1]) == (lines + 1, last.index("String(now)") + 1)
+
+
+# -- the instruction cues are counted in a time linear in the text -------------------------------
+
+from hypothesis import given as _given  # noqa: E402
+from hypothesis import strategies as _st  # noqa: E402
+
+# The cues as first written: `^\s*` read across every blank line after each line start.
+_CUES_AS_WRITTEN = re.compile(
+    r"(?im)\byou are\b|\byou (?:must|should|will|can|may)\b|^\s*(?:always|never|do not|don't)\b|^#{1,3} \w|"
+    r"\byour (?:role|task|job|goal)\b|\bas an? (?:ai|assistant|agent)\b|\brespond\b|\bassistant\b")
+
+
+@_given(_st.lists(_st.sampled_from(["\n", " ", "\t", "\r", "\x0b", "\u2028", "always", "Never", "do not", "# h",
+                                    "you are", "x", "respond", "\u3000"]), max_size=24).map("".join))
+def test_instruction_cues_count_as_first_written(text: str) -> None:
+    from promptlint.loaders.code import prompts
+
+    assert len(prompts._INSTRUCTION_CUES.findall(text)) == len(_CUES_AS_WRITTEN.findall(text))
+
+
+def test_a_string_of_blank_lines_is_read_once() -> None:
+    from promptlint.loaders.code import prompts
+
+    # 100,000 "\n " took minutes when each line start read on to the text's end.
+    assert not prompts.looks_like_instructions("\n " * 100_000)
+    assert prompts.looks_like_instructions("\n " * 100_000 + "\nAlways cite.\n\nYou are Atlas." + " x" * 100)

@@ -41,8 +41,11 @@ DEDENT_CALLEES = frozenset({"dedent", "cleandoc", "stripIndent", "stripIndents",
 MAX_HELPER_DEPTH = 2
 # A prompt needs this many non-blank literal characters (`system = "linux"` is no prompt).
 MIN_PROMPT_TEXT = 12
+# A line that starts with a rule ("Always …") is read from its own start: ``^\s*`` read on
+# across every blank line after each line start (a string of 100,000 "\n " took minutes), and
+# found the same words.
 _INSTRUCTION_CUES = re.compile(
-    r"(?im)\byou are\b|\byou (?:must|should|will|can|may)\b|^\s*(?:always|never|do not|don't)\b|^#{1,3} \w|"
+    r"(?im)\byou are\b|\byou (?:must|should|will|can|may)\b|^[^\S\n]*(?:always|never|do not|don't)\b|^#{1,3} \w|"
     r"\byour (?:role|task|job|goal)\b|\bas an? (?:ai|assistant|agent)\b|\brespond\b|\bassistant\b"
 )
 # Code that names any of these may build a prompt; other files are skipped unparsed.
