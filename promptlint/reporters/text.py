@@ -44,6 +44,7 @@ class Text:
                 out.append(pieces[i], style=pieces[i + 1] or None)
         return out
 
+
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 _CONTEXT_LINES = 1
 
