@@ -222,3 +222,27 @@ def test_a_frame_cut_before_it_is_shown_is_the_frame_of_the_whole_line(lines, da
     finding = Finding(path="p", line=line, column=column, end_line=end_line, end_column=end_column, rule="PC101",
                       name="volatile-before-stable", severity="error", kind=None, frequency=None, message="m")
     assert text._frame(finding, lines, width).plain == _framed_whole(finding, lines, width)
+
+
+@pytest.mark.parametrize("color_system", ["standard", "256", "truecolor"])
+def test_the_coloured_report_is_what_rich_prints(color_system: str) -> None:
+    # In colour each piece is written in its style's escape codes, as rich renders it (rich
+    # took 2 s of a coloured check of 2,000 files); a styled piece with a line break in it
+    # (the summary's "read as" line) is written a line at a time, as rich writes it.
+    source = ("You are Atlas.\nCurrent time: {{ now().strftime('%H:%M:%S') }} \x1b[31m\n"
+              + "\n".join(f"- rule {i}: keep\tevery diff small, {{{{user_name}}}}." for i in range(30)) + "\n")
+    results = [check_text(source, path="agent.j2", syntax="jinja"),
+               check_text("Hello {{user_name}}, it is {{current_time}}.\n" + LONG, path="agent.md")]
+    assert "inferred" in results[1].extra.get("syntax_evidence", "")
+    report = Report(files=results, notes=["a note"], warnings=["a warning"])
+    sources = {"agent.j2": source.split("\n"),
+               "agent.md": ("Hello {{user_name}}, it is {{current_time}}.\n" + LONG).split("\n")}
+    options = dict(force_terminal=True, color_system=color_system, highlight=False, soft_wrap=True, width=80)
+    ours, theirs = io.StringIO(), io.StringIO()
+    text.render(report, Console(file=ours, **options), sources)  # type: ignore[arg-type]
+    text.render(report, Console(file=theirs, record=True, **options), sources)  # type: ignore[arg-type]
+    assert ours.getvalue() == theirs.getvalue()
+    assert "\x1b[" in ours.getvalue() and "read as" in ours.getvalue() and "\x1b[31m\n" not in ours.getvalue()
+
+
+LONG = "\n".join(f"{i}. Read the files a change touches before you edit them." for i in range(40)) + "\n"

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
 
 from rich.console import Console
+from rich.style import Style
 from rich.text import Text as RichText
 
 from promptlint.core.findings import FileResult, Finding, Lines, Report, one_line
@@ -156,14 +159,45 @@ def plain_output(console: Console) -> bool:
     return console.color_system is None and not console.record
 
 
+def _ansi_output(console: Console) -> bool:
+    """Whether ``console`` prints in colour what :func:`_in_colour` writes as rich would: its
+    own colour system, no colour removed (``NO_COLOR``), nothing recorded, no wrapping, no
+    legacy Windows console."""
+    return (console.color_system is not None and not console.record and not console.no_color
+            and console.soft_wrap and not console.legacy_windows)
+
+
+def _in_colour(text: Text, color_system: Any) -> str:
+    """``text`` with each piece in its style's escape codes, as rich renders it: one styled
+    segment per piece and per line of it (a line break is written outside the codes)."""
+    out: list[str] = []
+    pieces = text.pieces
+    for i in range(0, len(pieces), 2):
+        piece, style = pieces[i], pieces[i + 1]
+        if not style or not piece:
+            out.append(piece)
+            continue
+        render = _style(style).render
+        out.append("\n".join(render(line, color_system=color_system) for line in piece.split("\n")))
+    return "".join(out)
+
+
+@lru_cache(maxsize=64)
+def _style(name: str) -> Style:
+    return Style.parse(name)
+
+
 def emit(console: Console, text: Text | None = None, end: str = "\n") -> None:
-    """Print ``text``; without colour (a pipe, a file, NO_COLOR) its plain characters are
-    written as they are: rich would print the same, at a tenth of the speed (a report of
-    8,000 findings spent 5.7 s in rich)."""
+    """Print ``text``; without colour (a pipe, a file) its plain characters are written as
+    they are, and in colour each piece in its style's escape codes: rich would print the same
+    at a tenth of the speed (a report of 8,000 findings spent 5.7 s in rich, and 2 s of a
+    coloured check of 2,000 files)."""
     if plain_output(console):
         console.file.write((text.plain if text is not None else "") + end)
     elif text is None:
         console.print(end=end)
+    elif _ansi_output(console):
+        console.file.write(_in_colour(text, console._color_system) + end)
     else:
         console.print(text.rich(), end=end)
 
