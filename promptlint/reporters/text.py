@@ -15,10 +15,11 @@ from promptlint.core.findings import FileResult, Finding, Lines, Report, one_lin
 
 
 class Text:
-    """Styled text, kept as (text, style) pieces: made into rich's Text only to print in
-    colour. Without colour (a pipe, a file, NO_COLOR) its pieces are written as they are;
-    rich would print the same at a tenth of the speed, and building its Text for every
-    line of a report of 8,000 findings cost as much again. The pieces lie flat, each
+    """Styled text, kept as (text, style) pieces, written by :func:`emit`: as they are
+    without colour (a pipe, a file), each in its style's escape codes in colour, and made
+    into rich's Text only for a console rich must print itself (NO_COLOR, recording,
+    wrapping). Rich would print the same at a tenth of the speed, and building its Text for
+    every line of a report of 8,000 findings cost as much again. The pieces lie flat, each
     text followed by its style, so that the plain characters are one slice and one join."""
 
     __slots__ = ("pieces",)
