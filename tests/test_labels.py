@@ -181,3 +181,53 @@ def test_free_slots_are_of_now_but_available_runbooks_are_not() -> None:
     sorted_list = ("Available runbooks:\n{% for name, book in runbooks | dictsort %}- {{ name }}: {{ book.summary }}\n"
                    "{% endfor %}\n")
     assert findings(sorted_list + RULES + "\n", "p.j2") == []
+
+
+# -- a long line's labels are read from one scan of the line ---------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from promptlint.core import lead  # noqa: E402
+
+_PIECES = ["{a}", "{{ x }}", "{% if a %}", "{%", "%}", "{{", "}}", "{", "}", "${v}", "${", "<b>", "<", ">", "*", "`",
+           "#", "|", "word ", "Label: ", "  ", "\t", ".", "é", "\u00a0", "x"]
+
+
+def _read_directly(source: str, start: int) -> tuple[str, bool]:
+    """The window's words after its last tag, and whether it has words, read from the window
+    itself (as each value of a long line once read it)."""
+    line_start = source.rfind("\n", 0, start) + 1
+    prefix = source[max(line_start, start - lead._LABEL_WINDOW) : start]
+    tags = list(lead._TAGS.finditer(prefix))
+    return lead._words_of(prefix[tags[-1].end():] if tags else prefix), bool(lead._words_of(prefix))
+
+
+@settings(max_examples=300)
+@given(pieces=st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8), picks=st.lists(st.integers(0, 7), max_size=80),
+       window=st.sampled_from([4, 9, 20]), data=st.data())
+def test_a_long_lines_window_reads_from_its_scan_as_from_itself(pieces: list[str], picks: list[int], window: int,
+                                                               data: st.DataObject) -> None:
+    # The window of a value far into a line is read from the line's scans where they give the
+    # window's own answer (a tag cut at the window's edge reads as words); each value of a
+    # 200 KB line of 66,000 `{a}` read its 2,000 characters anew (11 s).
+    line = "".join(pieces[i % len(pieces)] for i in picks)
+    source = "Intro:\n" + line + "\nnext"
+    start = 7 + data.draw(st.integers(0, len(line)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lead, "_LABEL_WINDOW", window)
+        lead._line_scan.cache_clear()
+        lo = max(7, start - window)
+        found = lead._line_scan(source, 7).window(source, lo, start) if lo > 7 else None
+        if found is not None:
+            last_end, has_words = found
+            assert (lead._words_of(source[lo if last_end is None else last_end : start]), has_words) == \
+                _read_directly(source, start)
+    lead._line_scan.cache_clear()
+
+
+def test_a_value_far_into_a_long_line_of_values_has_no_label() -> None:
+    line = "{a}" * 5000 + "Now: {b}"
+    assert label_before(line, line.index("{b}")) == "Now:"
+    assert label_before(line, 3 * 4000) is None
+    assert label_before("Current fix: " + "{a} " * 1000, 13 + 4 * 999) is None
