@@ -138,9 +138,7 @@ class _LineScan:
 
 def _holds(spans: tuple[list[int], list[int]], at: int) -> bool:
     """Whether one of ``spans`` (sorted, not overlapping) holds ``at`` strictly inside it."""
-    starts, ends = spans
-    i = bisect_right(starts, at) - 1
-    return i >= 0 and starts[i] < at < ends[i]
+    return _free_from(spans, at) != at
 
 
 def _meet(pattern: re.Pattern[str], spans: tuple[list[int], list[int]], source: str, lo: int,
@@ -160,7 +158,7 @@ def _meet(pattern: re.Pattern[str], spans: tuple[list[int], list[int]], source: 
 
 
 def _free_from(spans: tuple[list[int], list[int]], at: int) -> int:
-    """The first position from ``at`` on that no span holds inside."""
+    """The first position from ``at`` on that no span (sorted, not overlapping) holds inside."""
     starts, ends = spans
     i = bisect_right(starts, at) - 1
     return ends[i] if i >= 0 and starts[i] < at < ends[i] else at
