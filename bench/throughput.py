@@ -23,8 +23,11 @@ the peers venv (see bench/peers.py), cachelint over the files it accepts (all bu
 request bodies) with ``promptlint check -j 1`` on those same files next to it. Each line
 gives wall time, files/s, MB/s, the ratio to the floor (for each ``check`` line, to the
 floor runs made alternately with its own, shown beside it) and the peak RSS of the largest
-process (``getrusage(RUSAGE_CHILDREN)`` of a wrapper around the run). Then the slowest
-single files, timed one by one in one process (encoding loaded).
+process (``getrusage(RUSAGE_CHILDREN)`` of a wrapper around the run). Then where the time
+of a text-report run goes at each ``--jobs`` (imports, the folder walk, the encoding, the
+files, the rules over several files, the report), and how much less time the files take
+in N processes than in one, next to the whole run: the rest is serial, and bounds how a
+run scales. Then the slowest single files, timed one by one in one process (encoding loaded).
 The package is byte-compiled first, as pip compiles an installed one (see
 bench/installed.py). Figures, not assertions: it exits 0 whatever they are.
 """
@@ -189,6 +192,52 @@ print(found)
 """
 
 
+# Where one run's time goes: `promptlint check` run in this driver's process, with its
+# phases timed by wrapping the functions that start and end them (the bench's own
+# instrument: the command itself is unchanged). Seconds from the start of the driver's
+# code (the interpreter's own start, `python -c pass`, is before it).
+_PHASES_DRIVER = r"""
+import json, sys, time
+start = time.perf_counter()
+from promptlint import api, cli, parallel
+from promptlint.core import tokens
+marks = {"imports": time.perf_counter() - start}
+spans = {}
+
+def timed(module, name, key):
+    original = getattr(module, name)
+    def wrapper(*args, **kwargs):
+        began = time.perf_counter() - start
+        try:
+            return original(*args, **kwargs)
+        finally:
+            spans.setdefault(key, (began, time.perf_counter() - start))  # the first call's
+    setattr(module, name, wrapper)
+
+timed(api, "gather", "walk")
+timed(tokens, "_build", "encoding")
+timed(parallel, "prepare_fork", "fork_prep")
+timed(api, "_check_project", "project")
+timed(cli, "_print_report", "report")
+mapped = parallel.map_in_order
+def map_in_order(*args, **kwargs):
+    for result in mapped(*args, **kwargs):
+        yield result
+    spans["pool"] = (None, time.perf_counter() - start)  # when the last result came in
+parallel.map_in_order = map_in_order
+out, sys.argv = sys.argv[1], ["promptlint", "check", *sys.argv[2:]]
+try:
+    cli.main()
+except SystemExit:
+    pass
+marks["total"] = time.perf_counter() - start
+marks.update({f"{key}_start": s for key, (s, _) in spans.items() if s is not None})
+marks.update({f"{key}_end": e for key, (_, e) in spans.items()})
+with open(out, "w") as handle:
+    json.dump(marks, handle)
+"""
+
+
 # How many times each command is run (``--repeat``); the fastest run is shown, as the
 # least disturbed by whatever else the machine runs.
 REPEAT = 1
@@ -218,6 +267,49 @@ def _run_once(argv: list[str]) -> dict[str, float | int | str]:
     proc = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], capture_output=True, text=True, check=True)
     result: dict[str, float | int | str] = json.loads(proc.stdout)
     return result
+
+
+def phases(argv: list[str], root: Path) -> dict[str, float]:
+    """One run's phases (see ``_PHASES_DRIVER``), from the fastest of ``REPEAT`` runs."""
+    found = []
+    for number in range(REPEAT):
+        out = root / f"phases-{number}.json"
+        subprocess.run([*python_command(), "-c", _PHASES_DRIVER, str(out), *argv], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+        found.append(json.loads(out.read_text(encoding="utf-8")))
+    return min(found, key=lambda marks: marks["total"])
+
+
+def phase_lines(by_jobs: dict[int, dict[str, float]]) -> list[str]:
+    """Where the time goes at each job count, and how the per-file phase scales: the part
+    of a run that more processes can share, and the part they cannot (the serial rest)."""
+    lines = []
+    files_phase: dict[int, float] = {}
+    for jobs, m in by_jobs.items():
+        walk = m["walk_end"] - m["walk_start"]
+        report = m["report_end"] - m["report_start"]
+        project = m["project_end"] - m["project_start"]
+        encoding = m.get("encoding_end", 0.0) - m.get("encoding_start", 0.0)
+        parts = [f"imports {m['imports']:.2f}", f"folder walk {walk:.2f}"]
+        if "pool_end" in m:  # the files went to worker processes
+            prep = m["fork_prep_end"] - m["fork_prep_start"]
+            files = m["pool_end"] - m["fork_prep_end"]
+            parts += [f"before the fork {prep:.2f} (the encoding {encoding:.2f}, the rules, the Jinja lexer)",
+                      f"the files, in {jobs} processes {files:.2f}"]
+        else:
+            files = m["project_start"] - m["walk_end"] - encoding
+            parts += [f"the encoding {encoding:.2f}", f"the files {files:.2f}"]
+        files_phase[jobs] = files
+        parts += [f"rules over several files {project:.2f}", f"report {report:.2f}"]
+        lines.append(f"  -j {jobs}: " + " | ".join(parts) + f" | total {m['total']:.2f} s "
+                     f"(serial, outside the files: {m['total'] - files:.2f} s)")
+    one = files_phase.get(1)
+    for jobs, files in files_phase.items():
+        if one is not None and jobs > 1:
+            whole = by_jobs[1]["total"] / by_jobs[jobs]["total"]
+            lines.append(f"  -j {jobs}: the files take {one / files:.2f}x less time than at -j 1, the whole run "
+                         f"{whole:.2f}x")
+    return lines
 
 
 def _line(label: str, run: dict[str, float | int | str], files: int, mb: float, floor: float | None) -> str:
@@ -298,6 +390,11 @@ def main() -> None:
                     continue
                 print(_line(f"promptlint check{label} -j {jobs}", run, len(paths), mb, beside)
                       + f"  (floor beside it {beside:.2f} s)")
+        print("where the time goes (seconds, text report; the interpreter's own start is before it):")
+        by_jobs = {jobs: phases(["--no-cache", "--config", str(config), "-j", str(jobs), str(folder)], root)
+                   for jobs in args.jobs}
+        for line in phase_lines(by_jobs):
+            print(line)
         venv_dir = peers.peers_venv()
         if "cachelint" in peers.installed_peers(venv_dir):
             accepted = [p for p in paths if peers.peer_accepts("cachelint", p)]
