@@ -10,6 +10,7 @@ import sys
 import textwrap
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -579,3 +580,74 @@ def test_a_move_that_changes_the_units_around_it_is_planned_to_a_fixed_point() -
     if plan.changed:
         again = plan_fix(load_text("p", plan.new_source, "jinja"))
         assert not again.changed
+
+
+# Templates whose names jinja2 reads in every kind of frame: assignments, loops and their
+# `loop`, macros and their arguments, call blocks, `with`, blocks, namespaces, globals.
+_NAMED_TEMPLATES = [
+    "Hello {{ user.name }} at {{ now() }}.",
+    "{% set greeting = 'hi' %}{{ greeting }} {{ other }}",
+    "{% for tool in tools | sort(attribute='name') %}{{ loop.index }} {{ tool.name }} {{ suffix }}{% endfor %}",
+    "{% macro row(item, sep=', ') %}{{ item }}{{ sep }}{{ outer }}{% endmacro %}{{ row(first) }}",
+    "{% call(x) wrapper(y) %}{{ x }} {{ z }}{% endcall %}",
+    "{% with a = b %}{{ a }} {{ c }}{% endwith %}",
+    "{% block body %}{{ inside }}{% endblock %}{{ range(3) | list }} {{ namespace(n=1).n }}",
+    "{% set ns = namespace(total=0) %}{% for x in xs %}{% set ns.total = ns.total + x %}{% endfor %}{{ ns.total }}",
+    "{% if flag %}{{ a }}{% elif other_flag %}{{ b }}{% else %}{{ 1 + 2 }}{% endif %}",
+    "{% set captured %}{{ inner }}{% endset %}{{ captured }}{{ cycler('a', 'b').next() }}",
+]
+
+
+@pytest.mark.parametrize("source", _NAMED_TEMPLATES)
+def test_the_proof_reads_the_names_jinja2s_meta_module_reads(source: str) -> None:
+    # The proof gives values to the names a template reads but never sets; it reads them from
+    # its own compile of the template, not from another pass of jinja2's code generator.
+    from jinja2 import meta
+
+    from promptlint.fix.render import _compile, _jinja_values
+    from promptlint.loaders.jinja import environment
+
+    env = environment()
+    code, names = _compile(env, load_text("p.j2", source).jinja_tree)
+    assert names == meta.find_undeclared_variables(env.parse(source))
+    # And the code is the template's: it renders as env.from_string's (or fails as it fails:
+    # generated values cannot satisfy every expression, and the proof then renders the IR).
+    def outcome(template: Any) -> object:
+        try:
+            return template.render(_jinja_values(names, 0, "s", False))
+        except Exception as exc:  # noqa: BLE001 - compared, not hidden
+            return type(exc)
+
+    compiled = env.template_class.from_code(env, code, env.make_globals(None), None)
+    assert outcome(compiled) == outcome(env.from_string(source))
+
+
+def test_the_loaders_parse_tree_is_jinja2s_own() -> None:
+    # The proof compiles the tree the loader parsed: it is the tree env.parse makes of the source.
+    from promptlint.loaders.jinja import environment
+
+    for source in [*_NAMED_TEMPLATES, "{{ 'a\r\nb' }}\r\n{% raw %}{{ x }}{% endraw %}\n", f"{RULES}\n"]:
+        assert load_text("p.j2", source).jinja_tree == environment().parse(source), source
+
+
+def test_the_proof_renders_from_the_loaders_tree_as_from_the_text() -> None:
+    from promptlint.fix.render import render_jinja
+
+    source = "Now: {{ now() }}\n{% for t in tools %}- {{ t.name }}\n{% endfor %}\nYou are {{ agent }}.\n"
+    other = "{% for t in tools %}- {{ t.name }}\n{% endfor %}\nYou are {{ agent }}.\nNow: {{ now() }}\n"
+    from_text = render_jinja([source, other], 3, "salt", False)
+    trees = [load_text("a.j2", source).jinja_tree, load_text("b.j2", other).jinja_tree]
+    assert render_jinja([source, other], 3, "salt", False, trees=trees) == from_text
+    assert from_text is not None and "- tools" in from_text[0][0]
+
+
+def test_a_template_proved_twice_is_parsed_again_the_second_time() -> None:
+    # Compiling folds constants in the tree: the proof takes the template's tree, and a
+    # second proof of the same template parses its text.
+    source = f"Now: {{{{ now() }}}} ({{{{ 60 * 60 }}}} s)\n\n{RULES}\n"
+    template = load_text("p.j2", source)
+    moved = f"{RULES}\n\nNow: {{{{ now() }}}} ({{{{ 60 * 60 }}}} s)\n"
+    assert template.jinja_tree is not None
+    first = prove(template, moved)
+    assert template.jinja_tree is None
+    assert prove(template, moved) == first

@@ -228,6 +228,10 @@ class Template:
     # Its :class:`~promptlint.core.layout.Layout`, built once and shared by the move plan and
     # the draft (:func:`promptlint.core.layout.layout_of`).
     layout: Any = field(default=None, init=False, repr=False, compare=False)
+    # A Jinja template's parse tree, as jinja2's parser made it when the file was loaded: the
+    # fix's proof compiles it instead of parsing the file again (see
+    # :func:`promptlint.fix.render.render_jinja`, which takes it: compiling folds constants in it).
+    jinja_tree: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self, shared_lines: LineIndex | None) -> None:
         self.lines = shared_lines if shared_lines is not None and shared_lines.text is self.source \

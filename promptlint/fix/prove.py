@@ -64,7 +64,11 @@ def prove(
     salt = hashlib.sha256((original.source + "\0" + new_source).encode()).hexdigest()[:8]
     rendered = None
     if original.syntax == "jinja":
-        rendered = render_jinja([original.source, new_source], PROOF_ROUNDS, salt, abstract_clock=unsafe)
+        # The loader's parse trees, compiled here once (a second proof of a template parses again).
+        trees = [original.jinja_tree, new.jinja_tree]
+        original.jinja_tree = new.jinja_tree = None
+        rendered = render_jinja([original.source, new_source], PROOF_ROUNDS, salt, abstract_clock=unsafe,
+                                trees=trees)
     if rendered is None:
         # Values the template cannot take (or not Jinja): render from the IR instead.
         rendered = [[render_ir(t, r, salt, unsafe) for r in range(PROOF_ROUNDS)] for t in (original, new)]

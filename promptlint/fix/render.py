@@ -10,6 +10,7 @@ import datetime as _dt
 import random
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
 from typing import Any
 
 from promptlint.core.ir import LOOP_ITEMS_DEPTH, RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
@@ -115,25 +116,59 @@ def _jinja_values(names: Iterable[str], round_: int, salt: str, abstract_clock: 
     return values
 
 
-def render_jinja(sources: Sequence[str], rounds: int, salt: str, abstract_clock: bool) -> list[list[str]] | None:
-    """Each source rendered with the same values per round; None if one cannot render."""
-    from jinja2 import meta
+def render_jinja(sources: Sequence[str], rounds: int, salt: str, abstract_clock: bool,
+                 trees: Sequence[Any] | None = None) -> list[list[str]] | None:
+    """Each source rendered with the same values per round; None if one cannot render.
 
+    ``trees``: jinja2's parse tree of each source where the loader kept one (a Jinja
+    :class:`Template`'s ``jinja_tree``), compiled instead of parsing the source again; the
+    caller no longer uses a tree it gives (compiling folds constants in it)."""
     from promptlint.loaders.jinja import environment
 
     env = environment()
     try:
         names: set[str] = set()
         compiled = []
-        for source in sources:
-            parsed = env.parse(source)  # once: compiled from the tree the names were read from
-            names |= meta.find_undeclared_variables(parsed)
-            compiled.append(env.from_string(parsed))
+        for index, source in enumerate(sources):
+            tree = trees[index] if trees is not None and index < len(trees) else None
+            code, undeclared = _compile(env, tree if tree is not None else env.parse(source))
+            names |= undeclared
+            compiled.append(env.template_class.from_code(env, code, env.make_globals(None), None))
         return [
             [t.render(_jinja_values(names, r, salt, abstract_clock)) for r in range(rounds)] for t in compiled
         ]
     except Exception:  # noqa: BLE001 - generated values cannot satisfy every expression
         return None
+
+
+def _compile(env: Any, tree: Any) -> tuple[Any, set[str]]:
+    """``env.compile(tree)`` (the code ``env.from_string(tree)`` builds its template from),
+    and the names the template reads but never sets: what ``jinja2.meta.
+    find_undeclared_variables(tree)`` returns, read as jinja2's own does (its code generator's
+    frames, as each is entered), from this compile instead of one more pass of the generator."""
+    generator = _tracking_generator(env.code_generator_class)(env, None, None, None, False, env.optimized)
+    generator.visit(tree)
+    return compile(generator.stream.getvalue(), "<template>", "exec"), generator.undeclared
+
+
+@cache
+def _tracking_generator(base: type) -> type:
+    """``base`` (the environment's code generator), noting every name a frame loads from the
+    context and the environment's globals do not hold, as ``jinja2.meta``'s
+    ``TrackingCodeGenerator`` does."""
+
+    class Tracking(base):  # type: ignore[misc]
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            self.undeclared: set[str] = set()
+
+        def enter_frame(self, frame: Any) -> None:
+            super().enter_frame(frame)
+            for _, (action, param) in frame.symbols.loads.items():
+                if action == "resolve" and param not in self.environment.globals:
+                    self.undeclared.add(param)
+
+    return Tracking
 
 
 _SORT_FILTER = re.compile(r"\s*\|\s*(?:sort|dictsort)\s*(?:\([^()]*\))?\s*$")

@@ -96,7 +96,7 @@ def load(path: str, source: str) -> Template:
 
     env = environment()
     try:
-        lexed = _lex_and_parse(env, source)
+        lexed, tree = _lex_and_parse(env, source)
     except TemplateSyntaxError as exc:
         raise LoadError(f"malformed Jinja template: {exc.message}", line=exc.lineno) from None
     except ValueError as exc:  # jinja2's lexer calls int() on a literal of any length
@@ -105,13 +105,15 @@ def load(path: str, source: str) -> Template:
         raise LoadError(f"malformed Jinja template: an integer literal longer than "
                         f"{sys.get_int_max_str_digits()} digits") from None
     segments = _Builder(path, source, lexed).build()
-    return Template(path=path, syntax="jinja", source=source, segments=segments)
+    template = Template(path=path, syntax="jinja", source=source, segments=segments)
+    template.jinja_tree = tree
+    return template
 
 
-def _lex_and_parse(env: SandboxedEnvironment, source: str) -> list[tuple[int, str, str]]:
-    """The lexer's raw tokens of ``source``, after jinja2's parser validated them: the same
-    check as ``env.parse(source)``, with the file lexed once for both (the parser reads
-    the tokens lexed here, through the stream ``env.parse`` would build from them)."""
+def _lex_and_parse(env: SandboxedEnvironment, source: str) -> tuple[list[tuple[int, str, str]], nodes.Template]:
+    """The lexer's raw tokens of ``source`` and jinja2's parse tree of them: what
+    ``env.parse(source)`` returns, with the file lexed once for both (the parser reads the
+    tokens lexed here, through the stream ``env.parse`` would build from them)."""
     from jinja2.lexer import TokenStream
     from jinja2.parser import Parser
 
@@ -123,8 +125,7 @@ def _lex_and_parse(env: SandboxedEnvironment, source: str) -> list[tuple[int, st
         filtered = extension.filter_stream(stream)
         stream = filtered if isinstance(filtered, TokenStream) else TokenStream(filtered, None, None)
     parser.stream = stream
-    parser.parse()
-    return lexed
+    return lexed, parser.parse()
 
 
 # ---------------------------------------------------------------------------------------
