@@ -651,3 +651,52 @@ def test_a_template_proved_twice_is_parsed_again_the_second_time() -> None:
     first = prove(template, moved)
     assert template.jinja_tree is None
     assert prove(template, moved) == first
+
+
+def test_a_rewrite_that_fixing_would_change_again_is_refused() -> None:
+    # A rewrite not drafted by the fix (the clock moved, the user's name left before the
+    # rules): planning on it moves the name, so the proof refuses it.
+    source = f"Now: {{{{ now() }}}}\n\nUser: {{{{ user_name }}}}\n\n{RULES}\n"
+    halfway = f"User: {{{{ user_name }}}}\n\n{RULES}\n\nNow: {{{{ now() }}}}\n"
+    assert "not idempotent: fixing the result would change it again" in prove(load_text("p.j2", source), halfway)
+
+
+@pytest.mark.parametrize("unsafe", [False, True])
+def test_the_drafts_last_round_is_the_proofs_second_fix(unsafe: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # When the draft's last round planned on the rewrite itself and changed nothing, the
+    # proof takes that round as the second fix: it plans nothing again, and says what
+    # planning again says, on every fixture template with a fix.
+    import dataclasses
+    import importlib
+
+    from promptlint.core import fixability
+
+    prove_module = importlib.import_module("promptlint.fix.prove")
+    planned = prove_module.outlook
+    asked: list[str] = []
+    forget = False  # whether the proof is told that no round settled on the rewrite
+
+    def outlook(template: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(template.source)
+        look = planned(template, *args, **kwargs)
+        return dataclasses.replace(look, settled_on=None) if forget else look
+
+    monkeypatch.setattr(prove_module, "outlook", outlook)
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    proved = 0
+    for path in sorted(fixtures.rglob("*.j2")) + sorted(fixtures.rglob("*.mustache")):
+        source = path.read_text(encoding="utf-8")
+        try:
+            look = fixability.outlook(load_text(str(path), source), unsafe=unsafe)
+        except Exception:  # noqa: BLE001 - a fixture that does not load is not this test's
+            continue
+        if look.source == source or look.settled_on is None:
+            continue
+        results = []
+        for forget in (False, True):
+            asked.clear()
+            results.append(prove(load_text(str(path), source), look.source, unsafe))
+            assert (look.source in asked) is forget, path  # planned again only when told to
+        assert results[0] == results[1], path
+        proved += 1
+    assert proved >= 5

@@ -39,6 +39,9 @@ class FixOutlook:
     # The template's units (``id(unit.segment)``) the fix moves or sorts; why each other stays.
     fixed: set[int] = field(default_factory=set)
     reasons: dict[int, str] = field(default_factory=dict)
+    # The rewrite as parsed (``after.template``) when the draft's last round planned on that
+    # very template and found nothing more to do: planning again on it changes nothing.
+    settled_on: Template | None = field(default=None, repr=False, compare=False)
 
     def fixes(self, unit: Unit) -> bool:
         return id(unit.segment) in self.fixed
@@ -105,6 +108,8 @@ def _judge(
                                            overrides, encoding)
     if problem is None and after is not None:
         look.after = after
+        if draft.reloaded is not None and after.template is draft.reloaded:
+            look.settled_on = draft.reloaded
         return look
     assert problem is not None
     refused = look.fixed
