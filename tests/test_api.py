@@ -173,3 +173,52 @@ def test_a_run_keeps_the_template_only_of_files_that_include_others(tmp_path: Pa
     assert light.template.source.startswith("Today: {{ today }}")  # and it can be, on demand
     assert [f.rule for f in light.result.findings] == [f.rule for r in report.files if r.path.endswith("other.j2")
                                                        for f in r.findings]
+
+
+def _templates_alive_after(run: object) -> tuple[object, list[str]]:
+    """What ``run()`` returns, and the paths of the templates still alive after it and a
+    collection of the young generations: what a run's settled heap collects before it
+    freezes what is left (see ``promptlint.api._Heap``). A template that lived through the
+    collector's passes while it was checked, and is then held by a cycle, is left."""
+    import gc
+
+    from promptlint.core.ir import Template
+
+    gc.collect()
+    returned = run()  # type: ignore[operator]
+    gc.collect(1)
+    return returned, [o.path for o in gc.get_objects() if isinstance(o, Template)]
+
+
+def _clocked_templates(folder: Path, rules: str, count: int) -> list[Path]:
+    paths = []
+    for i in range(count):
+        path = folder / f"agent_{i}.j2"
+        path.write_text(f"Now: {{{{ now() }}}}\n\nAgent {i}.\n\n{rules}\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def test_a_checked_templates_fix_outlooks_do_not_keep_it_alive(tmp_path: Path, long_rules: str) -> None:
+    # JSON and SARIF plan each file's fix: its outlooks name the template again through their
+    # analyses. The run breaks that cycle when it lets the template go, so a large check does
+    # not hold every template it planned a fix for until the collector's full pass (or, in its
+    # settled heap, to the end).
+    paths = _clocked_templates(tmp_path, long_rules, 8)
+    report, alive = _templates_alive_after(lambda: check_paths(tmp_path, plan_fixes=True, prove_fixes=True))
+    assert sum(f.fixable for f in report.findings) == 8  # type: ignore[attr-defined]
+    assert not [p for p in alive if p.startswith(str(tmp_path))]
+    assert paths
+
+
+def test_a_worker_lets_each_template_go_as_it_returns_its_result(tmp_path: Path, long_rules: str) -> None:
+    from promptlint import api
+
+    paths = _clocked_templates(tmp_path, long_rules, 8)
+    api._init_worker(None, None, {"plan_fixes": True, "prove_fixes": True}, None)
+    try:
+        results, alive = _templates_alive_after(lambda: [api._check_in_worker(str(p)) for p in paths])
+    finally:
+        api._worker_setup = None
+    assert all(r.findings and r.findings[0].fixable for r in results)  # type: ignore[attr-defined,union-attr]
+    assert not [p for p in alive if p.startswith(str(tmp_path))]
