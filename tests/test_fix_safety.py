@@ -219,8 +219,13 @@ def test_a_file_with_lone_cr_line_endings_is_left_byte_for_byte(run_cli, tmp_pat
 
 _PAUSE_AT_RENAME = textwrap.dedent(
     """
-    import os, sys
+    import os, signal, sys
     import promptlint.fix.write as write
+
+    # SIGINT raises KeyboardInterrupt, as in a process started from a terminal (one started
+    # in the background of a non-interactive shell, as a CI step may be, inherits SIGINT
+    # ignored, and Python then leaves it ignored: the signal would never arrive).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     real_replace = os.replace
 
