@@ -219,6 +219,9 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                 _inner_loops(seg.body, depth + 1)
 
     visit(template.segments, frozenset(), 0)
+    # The nested walks name themselves (they recurse): a cycle, which held the template and
+    # its segments until the garbage collector ran. Let go of them now.
+    del visit, _inner_loops
     if units and _ends_with_the_users_input(template, units[-1]):
         # "Question: {question}" closing the template: the user's latest input, which nothing
         # cached follows (the template is the user's turn, or the question is sent as one).
@@ -563,6 +566,7 @@ def render(
                 visit(seg.body, loop_label, volatile_label)
 
     visit(template.segments, None, None)
+    del visit, one  # they name each other: a cycle holding the rendering's pieces (see find_units)
     return "".join(out)
 
 

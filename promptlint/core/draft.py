@@ -172,12 +172,13 @@ def draft_fix(template: Template, overrides: Overrides | None, unsafe: bool) -> 
             break
         before = draft.source
         _draft_once(template, current, units_of(current, overrides), overrides, unsafe, draft, tracker, first=False)
+        # Each round's draft is read by its round only (and, the last, by the judgement, which
+        # reads no layout): its lines are not held as long as the outlook is (a large file's
+        # layout is tens of MB), and its layout, which names it, leaves no cycle.
+        current.layout = None
         if draft.source == before:
             draft.settled = True
             draft.reloaded = current
-            # Kept for the judgement, which reads no layout: the draft's lines are not held
-            # as long as the outlook is (a large file's layout is tens of MB).
-            current.layout = None
             break
     return draft
 
@@ -195,6 +196,25 @@ def _draft_once(
     """One round of planning on ``template`` (the draft so far): unsafe rewrites first (with
     unsafe), then the moves. What it refuses is kept from the first round, whose line
     numbers are the file's own."""
+    current = _draft_round(original, template, units, overrides, unsafe, draft, tracker, first)
+    if current is not template:
+        # The unsafe rewrites' own parse, read by this round only: its layout (which names it,
+        # a cycle only the garbage collector frees) goes with it.
+        current.layout = None
+
+
+def _draft_round(
+    original: Template,
+    template: Template,
+    units: list[Unit],
+    overrides: Overrides | None,
+    unsafe: bool,
+    draft: Draft,
+    tracker: _Tracker,
+    first: bool,
+) -> Template:
+    """:func:`_draft_once`'s round; the template it planned on last (``template``, or its
+    unsafe rewrite's parse)."""
     current = template
     not_fixable: list[str] = []
     reasons: dict[int, str] = {}  # the original unit → why it stays
@@ -240,7 +260,7 @@ def _draft_once(
         draft.not_fixable = not_fixable
         draft.reasons = reasons
     if not moving:
-        return
+        return current
     layout = layout_of(current)
     draft.source, starts = _assemble(current, layout, carriers)
     next_staying = _next_staying(carriers, moving)
@@ -254,6 +274,7 @@ def _draft_once(
                     draft.moved_units.add(origin[id(unit.segment)])
                     draft.carried_by.setdefault(origin[id(unit.segment)], where)
     tracker.assembled(layout, starts)
+    return current
 
 
 def _named(template: Template, units: list[Unit], refused: list[str]) -> dict[int, str]:

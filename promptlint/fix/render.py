@@ -256,4 +256,5 @@ def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: b
                     visit(seg.body, scope, loops)
 
     visit(template.segments, "")
+    del visit  # it recurses, naming itself: a cycle that held the pieces until the collector ran
     return "".join(out)

@@ -111,6 +111,7 @@ def scan(source: str) -> dict[JsonPath, tuple[int, int]]:
         return at
 
     value(0, ())
+    del value  # it recurses, naming itself: a cycle that held the source until the collector ran
     return spans
 
 
