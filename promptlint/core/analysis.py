@@ -19,7 +19,8 @@ from typing import Any
 
 from promptlint.core import tokens
 from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens, spliced_encoding
-from promptlint.core.ir import CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text, walk
+from promptlint.core.ir import (CODE_SYNTAXES, RENDERED_BLOCKS, Block, Expr, Segment, Slot, Tag, Template, Text,
+                                finished_walk, walk)
 from promptlint.core.clocks import _CLOCK_CALLS
 from promptlint.core.lead import judge_by_label, record_of_person_above
 from promptlint.core.names import PERSON_LEAVES, is_person_role, words
@@ -219,9 +220,7 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
                 _inner_loops(seg.body, depth + 1)
 
     visit(template.segments, frozenset(), 0)
-    # The nested walks name themselves (they recurse): a cycle, which held the template and
-    # its segments until the garbage collector ran. Let go of them now.
-    del visit, _inner_loops
+    visit = _inner_loops = finished_walk  # they recurse: a cycle holding the template (see finished_walk)
     if units and _ends_with_the_users_input(template, units[-1]):
         # "Question: {question}" closing the template: the user's latest input, which nothing
         # cached follows (the template is the user's turn, or the question is sent as one).
@@ -566,7 +565,7 @@ def render(
                 visit(seg.body, loop_label, volatile_label)
 
     visit(template.segments, None, None)
-    del visit, one  # they name each other: a cycle holding the rendering's pieces (see find_units)
+    visit = finished_walk  # it and `one` call each other: a cycle holding the pieces (see finished_walk)
     return "".join(out)
 
 

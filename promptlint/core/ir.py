@@ -251,6 +251,16 @@ class Template:
         return (s for s in self.walk() if isinstance(s, Block))
 
 
+def finished_walk(*_args: Any, **_kwargs: Any) -> Any:
+    """What the name of a recursive nested function is bound to once its walk is done. A
+    nested function that calls itself holds itself (its own name is a cell of its closure): a
+    cycle that kept all it closes over (a template, its segments, a rendering's pieces) until
+    the garbage collector ran, and a run's settled heap could keep it to the run's end.
+    Rebinding the name breaks the cycle (``del`` would too, but linters then misread the
+    walk's own calls as undefined names)."""
+    raise AssertionError("a finished walk was called again")
+
+
 def walk(segments: list[Segment]) -> Iterator[Segment]:
     for seg in segments:
         yield seg

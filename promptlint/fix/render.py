@@ -13,7 +13,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from typing import Any
 
-from promptlint.core.ir import LOOP_ITEMS_DEPTH, RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
+from promptlint.core.ir import (LOOP_ITEMS_DEPTH, RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text,
+                                finished_walk)
 
 
 class _Loops:
@@ -256,5 +257,5 @@ def render_ir(template: Template, round_: int, salt: str = "", abstract_clock: b
                     visit(seg.body, scope, loops)
 
     visit(template.segments, "")
-    del visit  # it recurses, naming itself: a cycle that held the pieces until the collector ran
+    visit = finished_walk  # it recurses: a cycle holding the pieces (see finished_walk)
     return "".join(out)

@@ -12,6 +12,8 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from collections.abc import Mapping
 from typing import Any
 
+from promptlint.core.ir import finished_walk
+
 JsonPath = tuple[str | int, ...]
 # What a JSON object is, for isinstance: a dict, checked before the slower Mapping ABC.
 JSON_OBJECT = (dict, Mapping)
@@ -111,7 +113,7 @@ def scan(source: str) -> dict[JsonPath, tuple[int, int]]:
         return at
 
     value(0, ())
-    del value  # it recurses, naming itself: a cycle that held the source until the collector ran
+    value = finished_walk  # it recurses: a cycle holding the source (see finished_walk)
     return spans
 
 
