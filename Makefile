@@ -19,7 +19,7 @@ bytecode: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip install --quiet -e '.[test,local]'
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip install --quiet -e '.[test,local,lint]'
 	touch $(STAMP)
 
 # The demo exits 0 when it ran: findings (exit 1) are the point of it.
@@ -29,6 +29,12 @@ demo: bytecode
 
 test: bytecode
 	$(BIN)/python -m pytest
+
+# Types (mypy --strict) of the package and the rules; undefined names and syntax errors
+# (ruff's F and E9) everywhere. CI runs it after the tests.
+lint: $(STAMP)
+	$(BIN)/python -m mypy --strict promptlint rules
+	$(BIN)/python -m ruff check --select F,E9 promptlint rules tools bench tests
 
 bench: $(STAMP)
 	$(BIN)/python bench/startup.py
