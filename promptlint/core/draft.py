@@ -196,25 +196,6 @@ def _draft_once(
     """One round of planning on ``template`` (the draft so far): unsafe rewrites first (with
     unsafe), then the moves. What it refuses is kept from the first round, whose line
     numbers are the file's own."""
-    current = _draft_round(original, template, units, overrides, unsafe, draft, tracker, first)
-    if current is not template:
-        # The unsafe rewrites' own parse, read by this round only: its layout (which names it,
-        # a cycle only the garbage collector frees) goes with it.
-        current.layout = None
-
-
-def _draft_round(
-    original: Template,
-    template: Template,
-    units: list[Unit],
-    overrides: Overrides | None,
-    unsafe: bool,
-    draft: Draft,
-    tracker: _Tracker,
-    first: bool,
-) -> Template:
-    """:func:`_draft_once`'s round; the template it planned on last (``template``, or its
-    unsafe rewrite's parse)."""
     current = template
     not_fixable: list[str] = []
     reasons: dict[int, str] = {}  # the original unit → why it stays
@@ -260,7 +241,8 @@ def _draft_round(
         draft.not_fixable = not_fixable
         draft.reasons = reasons
     if not moving:
-        return current
+        _done_with(current, template)
+        return
     layout = layout_of(current)
     draft.source, starts = _assemble(current, layout, carriers)
     next_staying = _next_staying(carriers, moving)
@@ -274,7 +256,15 @@ def _draft_round(
                     draft.moved_units.add(origin[id(unit.segment)])
                     draft.carried_by.setdefault(origin[id(unit.segment)], where)
     tracker.assembled(layout, starts)
-    return current
+    _done_with(current, template)
+
+
+def _done_with(current: Template, template: Template) -> None:
+    """At the end of a round: the unsafe rewrites' own parse (``current``, when it is not the
+    round's ``template``) is read by this round only. Its layout, which names it back (a cycle
+    only the garbage collector frees), goes with it."""
+    if current is not template:
+        current.layout = None
 
 
 def _named(template: Template, units: list[Unit], refused: list[str]) -> dict[int, str]:
