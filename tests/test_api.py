@@ -239,3 +239,14 @@ def test_a_worker_lets_each_template_go_as_it_returns_its_result(tmp_path: Path,
         api._worker_setup = None
     assert all(any(f.fixable for f in r.findings) for r in results)  # type: ignore[union-attr]
     assert not [p for p in alive if p.startswith(str(tmp_path))]
+
+
+def test_a_fixed_template_is_held_by_no_cycle(tmp_path: Path, long_rules: str) -> None:
+    # promptlint fix plans and proves every file before it writes any: each template is let
+    # go as soon as its rewrite is planned, not when the garbage collector runs.
+    from promptlint.fix import fix_paths
+
+    _clocked_templates(tmp_path, long_rules, 8)
+    report, alive = _templates_alive_after(lambda: fix_paths([str(tmp_path)], write=False))
+    assert sum(r.changed for r in report.files) >= 4  # type: ignore[attr-defined]
+    assert not [p for p in alive if p.startswith(str(tmp_path))]

@@ -77,6 +77,18 @@ def outlook(
     return found
 
 
+def forget_outlooks(template: Template) -> None:
+    """Drop the outlooks :func:`outlook` kept on ``template``, where the template is no longer
+    needed. They name it again through their analyses (and the rewrite's outlook, from the
+    proof, names the rewrite): cycles that only the garbage collector frees, which kept each
+    template until it ran, or, frozen in a run's settled heap, to the run's end."""
+    for _key, look in template.fix_outlooks:
+        after = getattr(look, "after", None)
+        if after is not None and after.template is not template:
+            after.template.fix_outlooks.clear()
+    template.fix_outlooks.clear()
+
+
 def _code_outlook(template: Template, before: Analysis) -> FixOutlook:
     """Code is never rewritten (``refusal``): no draft is made (a prompt built in code does
     not tile its file), and each value says so, and where it should go instead."""

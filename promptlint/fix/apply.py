@@ -113,6 +113,7 @@ def _plan_file(
     from promptlint.api import _describe, _syntax_for, config_for_file
     from promptlint.config import ConfigError
     from promptlint.core import tokens
+    from promptlint.core.fixability import forget_outlooks
     from promptlint.loaders import FileTooLarge, load_bytes, read_bytes
 
     try:
@@ -120,6 +121,7 @@ def _plan_file(
         original_bytes = read_bytes(path, config.max_file_size)  # the configured limit, as check reads
         template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax), prompt_names=config.prompt_names)
         plan = plan_fix(template, config, unsafe)
+        forget_outlooks(template)  # planned and proved: what the outlooks hold is freed now
     except FileTooLarge as exc:
         return FixResult(path, skipped=exc.message), None
     except ConfigError as exc:
