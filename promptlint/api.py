@@ -542,7 +542,11 @@ def _kept(checked: CheckedFile, syntax: str | None) -> CheckedFile:
 
 def _let_go(checked: CheckedFile) -> None:
     """Called where a checked file's template is no longer needed: freed at once, not when
-    the garbage collector runs (a JSON check of 2,000 files held 536 templates to its end)."""
+    the garbage collector runs (a JSON check of 2,000 files held 536 templates to its end).
+    A file whose result came from the result cache has no template here (asking for it would
+    check the file again)."""
+    if isinstance(checked, CachedFile):
+        return
     if checked.template.fix_outlooks:  # none where no fix was planned (the text report)
         from promptlint.core.fixability import forget_outlooks
 

@@ -206,3 +206,29 @@ def test_a_finding_as_json_is_its_fields_then_its_extra_ones_each_a_copy():
     data["fix"]["moved"].append("line 9")
     assert finding.extra == extra
     assert Finding.from_json(finding.to_json()) == finding
+
+
+def test_a_worker_does_not_analyse_a_cached_file_again(write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # What a worker process runs for each file (check -j N): with the result in the cache,
+    # the file is neither analysed again nor loaded to be let go of.
+    from promptlint import api
+
+    paths = [write(f"agent_{i}.j2", f"Now: {{{{ now() }}}}\n\nAgent {i}.\n\n{long_rules}\n") for i in range(3)]
+    analysed: list[str] = []
+    real = api._check_template
+
+    def counted(template, *args, **kwargs):  # type: ignore[no-untyped-def]
+        analysed.append(template.path)
+        return real(template, *args, **kwargs)
+
+    monkeypatch.setattr(api, "_check_template", counted)
+    api._init_worker(None, None, {}, tmp_path / "cache")
+    try:
+        first = [api._check_in_worker(str(p)) for p in paths]
+        assert len(analysed) == 3
+        analysed.clear()
+        again = [api._check_in_worker(str(p)) for p in paths]
+    finally:
+        api._worker_setup = None
+    assert analysed == []
+    assert [r.to_json() for r in again] == [r.to_json() for r in first]  # type: ignore[union-attr]
