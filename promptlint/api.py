@@ -202,6 +202,11 @@ class _Deferred(Exception):
     checked again there, each of its includes resolved anew)."""
 
 
+class _NotCached(Exception):
+    """A file the result cache does not hold, met where only cached results are asked for
+    (before a run starts its worker processes)."""
+
+
 class SkippedCode(Exception):
     """A code file that builds no prompt (``reason`` None) or does not parse (``reason``):
     not a prompt file. A folder walk skips it (the second with a warning); a file named on
@@ -225,10 +230,12 @@ def _check_file(
     project: Project | None = None,
     cache: ResultCache | None = None,
     defer_includers: bool = False,
+    cached_only: bool = False,
 ) -> tuple[FileResult, CheckedFile | None]:
     """One file's result, and the file as checked (None when it could not be). With
     ``defer_includers`` (a worker process), a file that includes or extends others raises
-    :class:`_Deferred` once parsed, to be checked where the run's project is."""
+    :class:`_Deferred` once parsed, to be checked where the run's project is. With
+    ``cached_only``, a file the result cache does not hold raises :class:`_NotCached`."""
     try:
         config = config_for_file(path, config, project, **options)
         chosen, evidence = _syntax_source(path, config, syntax)
@@ -244,6 +251,8 @@ def _check_file(
                                                  file_config), file_config)
 
             return result, CachedFile(path, config, result, load)
+        if cached_only:
+            raise _NotCached
         if (chosen or detect_syntax(path, "")) in CODE_SYNTAXES:
             from promptlint.loaders.code import may_hold_prompt  # a code loader, for code files only
 
@@ -460,11 +469,11 @@ _Checked = tuple[str, "FileResult | str | _Skip", "CheckedFile | None"]
 
 def _check_or_skip(
     path: str, explicit: Config | None, syntax: str | None, options: dict[str, Any], project: Project | None,
-    cache: ResultCache | None, defer_includers: bool = False,
+    cache: ResultCache | None, defer_includers: bool = False, cached_only: bool = False,
 ) -> _Checked:
     """One file's result, or why it was skipped (a file over the size limit)."""
     try:
-        result, checked = _check_file(path, explicit, syntax, options, project, cache, defer_includers)
+        result, checked = _check_file(path, explicit, syntax, options, project, cache, defer_includers, cached_only)
     except FileTooLarge as exc:
         return path, exc.message, None
     except SkippedCode as exc:
@@ -504,10 +513,24 @@ def _check_in_processes(
     (with a project of its own, each of 300 templates loaded the 300 partials it includes)."""
     from promptlint.parallel import map_in_order
 
-    outcomes = map_in_order(_check_in_worker, files, jobs, sizes=file_sizes(files), initializer=_init_worker,
-                            initargs=(explicit, syntax, options, cache.folder if cache else None),
-                            before_fork=heap.freeze)
-    for path, result in zip(files, outcomes, strict=True):
+    known = _cached_results(files, explicit, syntax, options, project, cache) if cache is not None else {}
+    rest = [path for path in files if path not in known]
+    if not worth_processes(jobs, len(rest)):
+        # Few files left to check (a warm run: none): here, without starting a worker or
+        # building an encoding the cached results do not need.
+        if len(rest) > 1:
+            tokens.expect_text(sum(file_sizes(rest)))
+        for path in files:
+            yield known[path] if path in known else _check_or_skip(path, explicit, syntax, options, project, cache)
+        return
+    outcomes = iter(map_in_order(_check_in_worker, rest, jobs, sizes=file_sizes(rest), initializer=_init_worker,
+                                 initargs=(explicit, syntax, options, cache.folder if cache else None),
+                                 before_fork=heap.freeze))
+    for path in files:
+        if path in known:
+            yield known[path]
+            continue
+        result = next(outcomes)
         if result is None:  # it includes others: checked here, while the workers go on
             yield _check_or_skip(path, explicit, syntax, options, project, cache)
             continue
@@ -515,6 +538,30 @@ def _check_in_processes(
             yield path, result, None
             continue
         yield path, result, _reloadable(path, config_for_file(path, explicit, project, **options), syntax, result)
+
+
+# A run's first files that the result cache does not hold: past this many, and none held,
+# the run is taken as cold, and the rest are not looked up before the workers start (each
+# worker looks its own files up anyway).
+_COLD_LOOKUPS = 32
+
+
+def _cached_results(
+    files: list[str], explicit: Config | None, syntax: str | None, options: dict[str, Any], project: Project,
+    cache: ResultCache,
+) -> dict[str, _Checked]:
+    """The results the cache holds, looked up here before any worker process starts: a warm
+    run starts none (nor builds an encoding), and a partly warm one sends only the files that
+    changed. A file whose reading fails is answered here too, as a worker would answer it."""
+    known: dict[str, _Checked] = {}
+    for number, path in enumerate(files):
+        if not known and number >= _COLD_LOOKUPS:
+            break
+        try:
+            known[path] = _check_or_skip(path, explicit, syntax, options, project, cache, cached_only=True)
+        except _NotCached:
+            continue
+    return known
 
 
 def _reloadable(path: str, config: Config, syntax: str | None, result: FileResult) -> CachedFile:

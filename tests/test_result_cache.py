@@ -232,3 +232,68 @@ def test_a_worker_does_not_analyse_a_cached_file_again(write, long_rules, tmp_pa
         api._worker_setup = None
     assert analysed == []
     assert [r.to_json() for r in again] == [r.to_json() for r in first]  # type: ignore[union-attr]
+
+
+def _agents(write, rules: str, count: int, edited: int = 0) -> list[Path]:  # type: ignore[no-untyped-def]
+    return [write(f"agent_{i}.j2", f"Now: {{{{ now() }}}}\n\nAgent {i}{'!' if i < edited else ''}.\n\n{rules}\n")
+            for i in range(count)]
+
+
+def test_a_warm_parallel_run_starts_no_worker(write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # With every result in the cache, -j N looks them up here: no worker process is started,
+    # and no encoding is built for them (a warm check of 40 files took 0.45 s at -j 2, 0.13 s at -j 1).
+    from promptlint import parallel
+    from promptlint.api import check_paths
+
+    _agents(write, long_rules, 8)
+    cache = ResultCache(tmp_path / "cache")
+    cold = check_paths(tmp_path, jobs=2, cache=cache)
+
+    def no_workers(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a worker was started for cached results")
+
+    monkeypatch.setattr(parallel, "map_in_order", no_workers)
+    warm = check_paths(tmp_path, jobs=2, cache=cache)
+    assert [f.to_json() for f in warm.findings] == [f.to_json() for f in cold.findings]
+    assert len(warm.files) == 8 and warm.exit_code() == cold.exit_code()
+
+
+def test_a_partly_warm_parallel_run_sends_only_the_changed_files(write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from promptlint import parallel
+    from promptlint.api import check_paths
+
+    _agents(write, long_rules, 10)
+    cache = ResultCache(tmp_path / "cache")
+    check_paths(tmp_path, jobs=2, cache=cache)
+    _agents(write, long_rules, 10, edited=4)
+    sent: list[str] = []
+    real = parallel.map_in_order
+
+    def recorded(function, items, *args, **kwargs):  # type: ignore[no-untyped-def]
+        sent.extend(items)
+        return real(function, items, *args, **kwargs)
+
+    monkeypatch.setattr(parallel, "map_in_order", recorded)
+    warm = check_paths(tmp_path, jobs=2, cache=cache)
+    assert sorted(os.path.basename(p) for p in sent) == [f"agent_{i}.j2" for i in range(4)]
+    assert [f.to_json() for f in warm.findings] == [f.to_json() for f in check_paths(tmp_path, jobs=1).findings]
+
+
+def test_a_cold_parallel_run_looks_up_only_its_first_files_before_the_workers_start(write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Each worker looks its own files up anyway: a cold run does not read and hash every file
+    # twice, once here and once in a worker.
+    from promptlint import api
+    from promptlint.api import check_paths
+
+    _agents(write, long_rules, api._COLD_LOOKUPS + 8)
+    looked: list[str] = []
+    real = ResultCache.get
+
+    def counted(self, key):  # type: ignore[no-untyped-def]
+        looked.append(key)  # in this process only: the workers' lookups are their own
+        return real(self, key)
+
+    monkeypatch.setattr(ResultCache, "get", counted)
+    report = check_paths(tmp_path, jobs=2, cache=ResultCache(tmp_path / "cache"))
+    assert len(report.files) == api._COLD_LOOKUPS + 8
+    assert len(looked) == api._COLD_LOOKUPS
