@@ -397,11 +397,12 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
     project = Project()
     levels: list[str] = []
     files, explicit = targets.files, targets.explicit
-    if worth_processes(jobs, len(files)):
+    total = sum(file_sizes(files)) if len(files) > 1 else 0
+    if worth_processes(jobs, len(files), total):
         checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs, project, heap)
     else:
         if len(files) > 1:
-            tokens.expect_text(sum(file_sizes(files)))
+            tokens.expect_text(total)
         checked_files = (_check_or_skip(path, explicit, syntax, options, project, cache) for path in files)
     named = {os.path.abspath(p) for p in given if not os.path.isdir(p)}
     no_prompt: list[str] = []
@@ -515,11 +516,12 @@ def _check_in_processes(
 
     known = _cached_results(files, explicit, syntax, options, project, cache) if cache is not None else {}
     rest = [path for path in files if path not in known]
-    if not worth_processes(jobs, len(rest)):
-        # Few files left to check (a warm run: none): here, without starting a worker or
+    left = sum(file_sizes(rest))
+    if not worth_processes(jobs, len(rest), left):
+        # Little left to check (a warm run: nothing): here, without starting a worker or
         # building an encoding the cached results do not need.
         if len(rest) > 1:
-            tokens.expect_text(sum(file_sizes(rest)))
+            tokens.expect_text(left)
         for path in files:
             yield known[path] if path in known else _check_or_skip(path, explicit, syntax, options, project, cache)
         return

@@ -149,6 +149,15 @@ def tiles() -> Callable[..., None]:
 
 
 @pytest.fixture
+def processes_for_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test's few small files still go to worker processes with -j N (a run checks files
+    that weigh less than ``promptlint.parallel.PROCESS_MIN_BYTES`` in its own process)."""
+    from promptlint import parallel
+
+    monkeypatch.setattr(parallel, "PROCESS_MIN_BYTES", 0)
+
+
+@pytest.fixture
 def long_rules() -> str:
     """25 lines of stable rules (several hundred tokens)."""
     return LONG_RULES

@@ -122,7 +122,7 @@ def test_the_garbage_collector_is_left_as_it_was_found(tmp_path: Path, monkeypat
 
 @pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(), reason="no fork here")
 def test_a_parallel_run_forks_its_workers_from_a_frozen_heap_and_unfreezes_it(  # type: ignore[no-untyped-def]
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    processes_for_any_size: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Frozen before the fork, the workers' collections leave what they share with the parent
     # alone (the gc module's advice for fork without exec); handed back at the end.

@@ -87,7 +87,7 @@ def test_prune_keeps_the_most_recent_entries(tmp_path):
     assert len(list(tmp_path.glob("*/*.json"))) == 4
 
 
-def test_parallel_jobs_report_exactly_what_one_job_does(run_cli):
+def test_parallel_jobs_report_exactly_what_one_job_does(processes_for_any_size, run_cli):
     root = Path(__file__).resolve().parents[1] / "fixtures"
     folders = [str(root / name) for name in ("agents", "corpus", "requests", "workspaces")]
     one = run_cli("check", *folders, "--format", "json", "--no-cache", "-j", "1")
@@ -97,7 +97,7 @@ def test_parallel_jobs_report_exactly_what_one_job_does(run_cli):
     assert len(json.loads(two.stdout)["files"]) > 100
 
 
-def test_parallel_jobs_analyse_each_include_once_and_report_what_one_job_does(run_cli, tmp_path, monkeypatch):
+def test_parallel_jobs_analyse_each_include_once_and_report_what_one_job_does(processes_for_any_size, run_cli, tmp_path, monkeypatch):
     # 20 templates that each include the same 10 partials (two of them volatile, one that
     # includes another), and a child that extends one of them.
     rules = "\n".join(f"Rule {i}: answer politely and cite the handbook section." for i in range(12))
@@ -239,7 +239,7 @@ def _agents(write, rules: str, count: int, edited: int = 0) -> list[Path]:  # ty
             for i in range(count)]
 
 
-def test_a_warm_parallel_run_starts_no_worker(write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_warm_parallel_run_starts_no_worker(processes_for_any_size, write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # With every result in the cache, -j N looks them up here: no worker process is started,
     # and no encoding is built for them (a warm check of 40 files took 0.45 s at -j 2, 0.13 s at -j 1).
     from promptlint import parallel
@@ -258,7 +258,7 @@ def test_a_warm_parallel_run_starts_no_worker(write, long_rules, tmp_path: Path,
     assert len(warm.files) == 8 and warm.exit_code() == cold.exit_code()
 
 
-def test_a_partly_warm_parallel_run_sends_only_the_changed_files(write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_partly_warm_parallel_run_sends_only_the_changed_files(processes_for_any_size, write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from promptlint import parallel
     from promptlint.api import check_paths
 
@@ -279,7 +279,7 @@ def test_a_partly_warm_parallel_run_sends_only_the_changed_files(write, long_rul
     assert [f.to_json() for f in warm.findings] == [f.to_json() for f in check_paths(tmp_path, jobs=1).findings]
 
 
-def test_a_cold_parallel_run_looks_up_only_its_first_files_before_the_workers_start(write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_cold_parallel_run_looks_up_only_its_first_files_before_the_workers_start(processes_for_any_size, write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # Each worker looks its own files up anyway: a cold run does not read and hash every file
     # twice, once here and once in a worker.
     from promptlint import api
@@ -297,3 +297,20 @@ def test_a_cold_parallel_run_looks_up_only_its_first_files_before_the_workers_st
     report = check_paths(tmp_path, jobs=2, cache=ResultCache(tmp_path / "cache"))
     assert len(report.files) == api._COLD_LOOKUPS + 8
     assert len(looked) == api._COLD_LOOKUPS
+
+
+def test_a_small_parallel_run_is_checked_in_its_own_process(write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A few small files (a pre-commit hook's): starting workers, and building the encoding
+    # for them, took longer than checking them here (9 files: 0.42 s at -j 2, 0.25 s at -j 1).
+    from promptlint import parallel
+    from promptlint.api import check_paths
+
+    _agents(write, long_rules, 9)
+
+    def no_workers(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("workers were started for a few small files")
+
+    monkeypatch.setattr(parallel, "map_in_order", no_workers)
+    report = check_paths(tmp_path, jobs=2)
+    assert len(report.files) == 9 and all(r.findings for r in report.files)
+    assert sum(os.path.getsize(p) for p in tmp_path.glob("*.j2")) < parallel.PROCESS_MIN_BYTES
