@@ -525,14 +525,15 @@ def _check_in_processes(
         for path in files:
             yield known[path] if path in known else _check_or_skip(path, explicit, syntax, options, project, cache)
         return
-    outcomes = iter(map_in_order(_check_in_worker, rest, jobs, sizes=file_sizes(rest), initializer=_init_worker,
-                                 initargs=(explicit, syntax, options, cache.folder if cache else None),
-                                 before_fork=heap.freeze))
+    outcomes = map_in_order(_check_in_worker, rest, jobs, sizes=file_sizes(rest), initializer=_init_worker,
+                            initargs=(explicit, syntax, options, cache.folder if cache else None),
+                            before_fork=heap.freeze)
+    pending = zip(rest, outcomes, strict=True)
     for path in files:
         if path in known:
             yield known[path]
             continue
-        result = next(outcomes)
+        _, result = next(pending)
         if result is None:  # it includes others: checked here, while the workers go on
             yield _check_or_skip(path, explicit, syntax, options, project, cache)
             continue
@@ -540,6 +541,7 @@ def _check_in_processes(
             yield path, result, None
             continue
         yield path, result, _reloadable(path, config_for_file(path, explicit, project, **options), syntax, result)
+    next(pending, None)  # to its end: no result is left over, and the pool is shut down now
 
 
 # A run's first files that the result cache does not hold: past this many, and none held,

@@ -314,3 +314,22 @@ def test_a_small_parallel_run_is_checked_in_its_own_process(write, long_rules, t
     report = check_paths(tmp_path, jobs=2)
     assert len(report.files) == 9 and all(r.findings for r in report.files)
     assert sum(os.path.getsize(p) for p in tmp_path.glob("*.j2")) < parallel.PROCESS_MIN_BYTES
+
+
+def test_a_parallel_run_takes_its_workers_results_to_their_end(processes_for_any_size, write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The results are read to the end (none left over, the pool shut down as the last came
+    # in), not dropped unfinished when the run's loop ends.
+    from promptlint import parallel
+    from promptlint.api import check_paths
+
+    _agents(write, long_rules, 6)
+    real = parallel.map_in_order
+    ended: list[bool] = []
+
+    def watched(*args, **kwargs):  # type: ignore[no-untyped-def]
+        yield from real(*args, **kwargs)
+        ended.append(True)
+
+    monkeypatch.setattr(parallel, "map_in_order", watched)
+    report = check_paths(tmp_path, jobs=2)
+    assert len(report.files) == 6 and ended == [True]
