@@ -2,10 +2,12 @@
 
 Prints the median wall time over several runs of a check with a warm result cache (the
 file unchanged since the last run), with a cold one (`--no-cache`: the BPE encoding is
-built), the import floor of its libraries (`python -c "import click, rich, jinja2"`) and
-`python -c pass`, with the ratios to the floor; and the modules a check imports that it
-should never need (openai, anthropic, torch, transformers). Figures, not assertions: run
-it with `python bench/startup.py`. The cache lives in a temporary folder for the run.
+built), of a warm check of a folder of fixtures with the default `-j` (as a hook or CI
+names a folder), the import floor of its libraries (`python -c "import click, rich,
+jinja2"`) and `python -c pass`, with the ratios to the floor; and the modules a check
+imports that it should never need (openai, anthropic, torch, transformers). Figures, not
+assertions: run it with `python bench/startup.py`. The cache lives in a temporary folder
+for the run.
 
 It times the installed package (`python -P -m promptlint`, see bench/installed.py), not
 the source folder the command happens to be started in, and says which one that is. The
@@ -27,6 +29,7 @@ from installed import byte_compiled, describe, promptlint_command, python_comman
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "agents" / "templates" / "system.j2"
+CORPUS = ROOT / "fixtures" / "corpus"
 HEAVY = ("openai", "anthropic", "torch", "transformers")
 
 
@@ -56,6 +59,11 @@ def main() -> None:
     floor = median_wall([*python, "-c", "import click, rich, jinja2"], args.runs)
     cold = median_wall([*check, "--no-cache"], args.runs)
     warm = median_wall(check, args.runs)  # the check above filled the cache
+    # A folder, as a pre-commit hook or CI names one, with the default -j (the cores).
+    folder = [*promptlint_command(), "check", "--no-frames", str(CORPUS)]
+    subprocess.run(folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)  # fills the cache
+    folder_warm = median_wall(folder, args.runs)
+    files = sum(1 for p in CORPUS.rglob("*") if p.is_file())
     probe = (
         # The command line in this process (`python -m promptlint` ends its process on the
         # spot, so nothing could be asked after it).
@@ -73,6 +81,8 @@ def main() -> None:
     print(f"python -c 'import click, rich, jinja2'  median {floor * 1000:7.1f} ms  (the import floor)")
     print(f"promptlint check, warm cache (1 file)   median {warm * 1000:7.1f} ms  ({warm / floor:.2f}x the floor)")
     print(f"promptlint check, --no-cache (1 file)   median {cold * 1000:7.1f} ms  ({cold / floor:.2f}x the floor)")
+    print(f"promptlint check, warm cache ({CORPUS.relative_to(ROOT)}/, {files} files, default -j)  "
+          f"median {folder_warm * 1000:7.1f} ms  ({folder_warm / floor:.2f}x the floor)")
     print(f"heavy modules imported by check: {heavy or 'none'}")
 
 
