@@ -516,7 +516,8 @@ def _check_in_processes(
 
     known = _cached_results(files, explicit, syntax, options, project, cache) if cache is not None else {}
     rest = [path for path in files if path not in known]
-    left = sum(file_sizes(rest))
+    sizes = file_sizes(rest)
+    left = sum(sizes)
     if not worth_processes(jobs, len(rest), left):
         # Little left to check (a warm run: nothing): here, without starting a worker or
         # building an encoding the cached results do not need.
@@ -525,7 +526,7 @@ def _check_in_processes(
         for path in files:
             yield known[path] if path in known else _check_or_skip(path, explicit, syntax, options, project, cache)
         return
-    outcomes = map_in_order(_check_in_worker, rest, jobs, sizes=file_sizes(rest), initializer=_init_worker,
+    outcomes = map_in_order(_check_in_worker, rest, jobs, sizes=sizes, initializer=_init_worker,
                             initargs=(explicit, syntax, options, cache.folder if cache else None),
                             before_fork=heap.freeze)
     pending = zip(rest, outcomes, strict=True)
