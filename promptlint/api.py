@@ -397,9 +397,10 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
     project = Project()
     levels: list[str] = []
     files, explicit = targets.files, targets.explicit
-    total = sum(file_sizes(files)) if len(files) > 1 else 0
+    sizes = file_sizes(files) if len(files) > 1 else [0] * len(files)
+    total = sum(sizes)
     if worth_processes(jobs, len(files), total):
-        checked_files = _check_in_processes(files, explicit, syntax, options, cache, jobs, project, heap)
+        checked_files = _check_in_processes(files, sizes, explicit, syntax, options, cache, jobs, project, heap)
     else:
         if len(files) > 1:
             tokens.expect_text(total)
@@ -505,18 +506,19 @@ def _check_in_worker(path: str) -> FileResult | str | _Skip | None:
 
 
 def _check_in_processes(
-    files: list[str], explicit: Config | None, syntax: str | None, options: dict[str, Any],
+    files: list[str], file_bytes: list[int], explicit: Config | None, syntax: str | None, options: dict[str, Any],
     cache: ResultCache | None, jobs: int, project: Project, heap: _Heap,
 ) -> Iterable[_Checked]:
-    """Single-file results from worker processes, in order. Rules that read several files
-    run afterwards in this process, which loads a file again only if they ask for it; its
-    includes are then resolved in the run's ``project``, each included file loaded once
-    (with a project of its own, each of 300 templates loaded the 300 partials it includes)."""
+    """Single-file results from worker processes, in order (``file_bytes``: each file's
+    size). Rules that read several files run afterwards in this process, which loads a file
+    again only if they ask for it; its includes are then resolved in the run's ``project``,
+    each included file loaded once (with a project of its own, each of 300 templates loaded
+    the 300 partials it includes)."""
     from promptlint.parallel import map_in_order
 
     known = _cached_results(files, explicit, syntax, options, project, cache) if cache is not None else {}
     rest = [path for path in files if path not in known]
-    sizes = file_sizes(rest)
+    sizes = [size for path, size in zip(files, file_bytes, strict=True) if path not in known]
     left = sum(sizes)
     if not worth_processes(jobs, len(rest), left):
         # Little left to check (a warm run: nothing): here, without starting a worker or
