@@ -188,9 +188,10 @@ def fix_paths(
     folders = [p for p in paths if os.path.isdir(p)]
     plan = partial(_plan_file, config=explicit, syntax=syntax, unsafe=unsafe, model=model, provider=provider,
                    folders=folders)
-    if worth_processes(jobs, len(files)):
+    sizes = file_sizes(files) if jobs > 1 else []
+    if worth_processes(jobs, len(files), sum(sizes)):
         # Each file's plan is its own (a fix reads no other file): only the writes wait.
-        planned = list(map_in_order(plan, files, jobs, sizes=file_sizes(files)))
+        planned = list(map_in_order(plan, files, jobs, sizes=sizes))
     else:
         planned = [plan(path) for path in files]
     planned += _plan_assembly_orders(files, explicit, folders)
