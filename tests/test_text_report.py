@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from promptlint.api import check_text
@@ -149,6 +151,28 @@ def test_the_json_report_written_in_chunks_is_json_dumps_of_the_contract() -> No
     for report in reports:
         assert json_reporter.render(report) == dumped(report)
         json.loads(json_reporter.render(report))
+
+
+_json_leaves = (st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+                | st.sampled_from([float("nan"), float("inf"), -0.0, 1e300, 2**70, "\u2028", "\x00\x1f\\\"", "é\n"]))
+_json_values = st.recursive(
+    _json_leaves,
+    lambda inner: (st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+                   | st.tuples(inner, inner) | st.dictionaries(st.integers() | st.booleans(), inner, max_size=2)),
+    max_leaves=20,
+)
+
+
+@given(value=_json_values, level=st.integers(min_value=0, max_value=4))
+def test_the_reports_json_encoder_writes_what_json_dumps_writes(value: object, level: int) -> None:
+    # The JSON and SARIF reports write each file, finding and result with it: the same
+    # characters as json.dumps(…, indent=2, ensure_ascii=False), indented `level` levels in.
+    import json
+
+    from promptlint.reporters.json import indented
+
+    newline = "\n" + "  " * level
+    assert indented(value, newline) == json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline)
 
 
 def test_a_file_name_with_a_line_break_or_an_escape_is_quoted_in_the_diff_and_escaped_in_the_report(  # type: ignore[no-untyped-def]

@@ -32,12 +32,52 @@ def chunks(report: Report) -> Iterator[str]:
 
 
 def array(items: Iterable[Any], level: int = 1) -> Iterator[str]:
-    """A list, as ``json.dumps(…, indent=2)`` writes it ``level`` levels in (two spaces a
-    level), an item at a time: each item's own lines indented to the level below (a string's
-    line breaks are escapes, so every break is indentation). SARIF's results use it too."""
+    """A list, as ``json.dumps(…, indent=2, ensure_ascii=False)`` writes it ``level`` levels
+    in (two spaces a level), an item at a time. SARIF's results use it too."""
     inner, outer = "\n" + "  " * (level + 1), "\n" + "  " * level
     empty = True
     for item in items:
-        yield ("[" if empty else ",") + inner + json.dumps(item, indent=2, ensure_ascii=False).replace("\n", inner)
+        yield ("[" if empty else ",") + inner + indented(item, inner)
         empty = False
     yield "[]" if empty else outer + "]"
+
+
+_string = json.encoder.encode_basestring  # C's, as json.dumps(…, ensure_ascii=False) uses it
+
+
+def indented(value: Any, newline: str = "\n") -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=False)`` with each line break followed by
+    ``newline``'s indentation: the same characters, made about three times faster. With an
+    indent, json's encoder is its pure-Python one, a generator that yields every comma and
+    bracket on its own; here each object is joined once, and strings and numbers are written
+    by the C functions json itself uses. Anything but dicts with string keys, lists, strings,
+    ints, floats, booleans and None (a tuple, a subclass) is left to ``json.dumps`` itself."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is dict:
+        if not value:
+            return "{}"
+        inner = newline + "  "
+        parts = []
+        for key, item in value.items():
+            if type(key) is not str:
+                return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline)
+            parts.append(_string(key) + ": " + indented(item, inner))
+        return "{" + inner + ("," + inner).join(parts) + newline + "}"
+    if kind is list:
+        if not value:
+            return "[]"
+        inner = newline + "  "
+        return "[" + inner + ("," + inner).join([indented(item, inner) for item in value]) + newline + "]"
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and value - value == 0:  # finite (NaN and the infinities are json's to spell)
+        return float.__repr__(value)
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline)  # floats (NaN, Infinity), the rest
