@@ -157,11 +157,12 @@ def _results(
     # offered once, on the first of them (offered on each, 3,000 findings of one template
     # made a log of gigabytes).
     offered: set[str] = set()
+    uris: dict[str, str] = {}  # a file's URI, made once for all its findings
     for finding in report.findings:
         lines = sources.get(finding.path)
         flagged = _flagged_text(finding, lines)
         occurrence = seen[(finding.rule, finding.path, flagged)] = seen.get((finding.rule, finding.path, flagged), -1) + 1
-        uri = _uri(finding.path)
+        uri = uris.get(finding.path) or uris.setdefault(finding.path, _uri(finding.path))
         result: dict[str, Any] = {
             "ruleId": finding.rule,
             "level": _LEVEL[finding.severity],
