@@ -302,7 +302,9 @@ def _plan_fixed_source(checked: CheckedFile) -> None:
         return  # fix would not write it: a link out of the project
     plan = plan_fix(checked.template, checked.config)
     if plan.changed:
-        result.fix_texts = (checked.template.source, plan.new_source)
+        from promptlint.fix.linediff import line_edits
+
+        result.fix_edits = line_edits(checked.template.source, plan.new_source)
 
 
 def _not_a_body(path: str, syntax: str | None, exc: LoadError) -> bool:

@@ -14,6 +14,7 @@ from promptlint.core.ir import SYNTAXES
 
 if TYPE_CHECKING:
     from promptlint.fix import FixReport
+    from promptlint.fix.linediff import Edit
 
 EXIT_OK, EXIT_FINDINGS, EXIT_FAILED = 0, 1, 2
 
@@ -247,7 +248,7 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
         from promptlint.reporters import sarif
 
         for chunk in sarif.chunks(report, rules(), _source_lines(report), version=version("promptlint-cache"),
-                                  fixed_sources=_fixed_sources(report)):
+                                  fix_edits=_fix_edits(report)):
             click.echo(chunk, nl=False)
         click.echo()
     else:
@@ -259,9 +260,11 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
         text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=show_frames)
 
 
-def _fixed_sources(report: object) -> dict[str, tuple[str, str]]:
-    """(text, fixed text) of each file with a fixable finding, planned in memory (SARIF fixes)."""
+def _fix_edits(report: object) -> dict[str, list[Edit]]:
+    """The line replacements ``promptlint fix`` would make in each file with a fixable finding
+    (SARIF fixes); none where it would write nothing."""
     from promptlint.core.findings import Report
+    from promptlint.fix.linediff import line_edits
 
     assert isinstance(report, Report)
     paths = sorted({f.path for f in report.findings if f.fixable})
@@ -270,17 +273,15 @@ def _fixed_sources(report: object) -> dict[str, tuple[str, str]]:
     from promptlint.fix import fix_file
 
     planned = {result.path: result for result in report.files if result.fix_planned}
-    fixed = {}
+    edits = {}
     for path in paths:
-        if path in planned:  # planned and proved by the check, on the template it parsed
-            texts = planned[path].fix_texts
-            if texts is not None:
-                fixed[path] = texts
+        if path in planned:  # planned, proved and diffed by the check, on the template it parsed
+            edits[path] = planned[path].fix_edits
             continue
         result = fix_file(path, write=False)  # a cached result, or fixable by a rule that reads several files
         if result.changed and result.old_source is not None and result.new_source is not None:
-            fixed[path] = (result.old_source, result.new_source)
-    return fixed
+            edits[path] = line_edits(result.old_source, result.new_source)
+    return edits
 
 
 def _provider_or_exit(provider: str) -> str:

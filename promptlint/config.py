@@ -99,7 +99,7 @@ class Config:
     # time; JSON, SARIF and the Python API do.
     plan_fixes: bool = True
     # Set by the command line for SARIF (not a config key): a file with a fixable finding
-    # is also given its proved rewrite (`FileResult.fix_texts`), planned on the template
+    # is also given its proved rewrite (`FileResult.fix_edits`), planned on the template
     # the check parsed (whose fix outlook it has) and, with -j, in the worker that checked it.
     prove_fixes: bool = False
 

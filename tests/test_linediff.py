@@ -9,7 +9,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptlint.fix.linediff import LineMatcher, matched_lines, unified_diff
+from promptlint.fix.linediff import LineMatcher, line_edits, matched_lines, unified_diff
 
 # Few distinct lines, so that they recur (blank lines, a clock line written many times).
 lines = st.lists(st.sampled_from(["\n", "a\n", "b\n", "Now: {{ now }}\n", "c", "d\n"]), max_size=40)
@@ -66,6 +66,21 @@ def test_the_unified_diff_applies(a: list[str], b: list[str]) -> None:
     diff = unified_diff(a, b, "a/x", "b/x")
     assert (diff == "") == (a == b)
     assert _apply_hunks(a, diff) == b
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(lines, mixed), st.one_of(lines, mixed), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_the_line_edits_applied_from_the_end_turn_the_old_text_into_the_new(a: list[str], b: list[str],
+                                                                           newline: str) -> None:
+    # SARIF's replacements: whole lines of the old text, by character offset, in order.
+    old, new = "".join(a).replace("\n", newline), "".join(b).replace("\n", newline)
+    edits = line_edits(old, new)
+    assert (edits == []) == (old == new)
+    assert all(x[0] + x[1] <= y[0] for x, y in zip(edits, edits[1:]))
+    text = old
+    for offset, length, inserted in reversed(edits):
+        text = text[:offset] + inserted + text[offset + length:]
+    assert text == new
 
 
 def test_a_moved_paragraph_is_one_deletion_and_one_insertion() -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import jsonschema
@@ -138,6 +139,33 @@ def test_sarif_fixes_rewrite_the_file_as_promptlint_fix_does(run_cli, write, lon
         text = text[:start] + replacement["insertedContent"]["text"] + text[end:]
     assert run_cli("fix", str(path)).exit_code in (0, 1)
     assert text == path.read_text() and text.endswith(f"Now: {CLOCK}\n")
+
+
+def test_sarif_fixes_are_diffed_where_the_file_was_checked(processes_for_any_size, run_cli, write, long_rules,
+                                                            monkeypatch):
+    # With -j N each worker sends its file's line replacements, not the file's text and its
+    # rewrite (two copies of every fixable file through the pipe, and a serial diff here);
+    # the log is the one a single process writes.
+    import promptlint.fix.linediff as linediff
+
+    paths = [write(f"p{n}.j2", f"Now: {CLOCK}\n{long_rules}\nUser {n}.\n") for n in range(4)]
+    folder = str(paths[0].parent)
+    one = run_cli("check", "--format", "sarif", "--no-cache", "-j", "1", folder)
+    diffed_in: list[int] = []
+    real = linediff.line_edits
+
+    def watched(old: str, new: str):  # type: ignore[no-untyped-def]
+        diffed_in.append(os.getpid())
+        return real(old, new)
+
+    monkeypatch.setattr(linediff, "line_edits", watched)
+    two = run_cli("check", "--format", "sarif", "--no-cache", "-j", "2", folder)
+    assert two.output == one.output and two.exit_code == one.exit_code == 1
+    # The workers inherit the patch, but what they note stays in their memory: any entry is a
+    # diff made here.
+    assert diffed_in == []
+    offered = [r for r in json.loads(two.output)["runs"][0]["results"] if "fixes" in r]
+    assert len(offered) == 4
 
 
 @pytest.mark.parametrize("case", ["demo", "unreadable", "clean"])

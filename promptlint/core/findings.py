@@ -153,9 +153,10 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     # Not in the JSON contract. Whether the check planned this file's fix (``Config.prove_fixes``),
-    # and then (the text as checked, the text the proved fix writes); None when it writes nothing.
+    # and then the proved fix's line replacements (``promptlint.fix.linediff.line_edits``: made
+    # where the file was checked, in its worker); none when it writes nothing.
     fix_planned: bool = field(default=False, repr=False, compare=False)
-    fix_texts: tuple[str, str] | None = field(default=None, repr=False, compare=False)
+    fix_edits: list[tuple[int, int, str]] = field(default_factory=list, repr=False, compare=False)
     # Not in the JSON contract: the lines of the text as checked that the report shows of the
     # findings the check made; None where it did not keep them (a result from the cache).
     shown_lines: ShownLines | None = field(default=None, repr=False, compare=False)

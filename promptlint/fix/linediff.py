@@ -1,5 +1,5 @@
 """A line diff that stays fast on large files whose lines recur, for what ``fix`` changed:
-its unified diff (``fix --diff``) and SARIF's replacements.
+its unified diff (``fix --diff``) and SARIF's replacements (:func:`line_edits`).
 
 difflib's matcher looks for the longest matching block at every step; with lines that recur
 through a file (blank lines, a clock line written 500 times) that is quadratic, and a
@@ -132,3 +132,17 @@ def _range(start: int, stop: int) -> str:
     if length == 1:
         return str(start + 1)
     return f"{start if not length else start + 1},{length}"
+
+
+# A replacement of whole lines: (character offset in the old text, characters replaced, new text).
+Edit = tuple[int, int, str]
+
+
+def line_edits(old: str, new: str) -> list[Edit]:
+    """``new`` as replacements of whole lines of ``old``, in order; none when they are equal."""
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    starts = [0]
+    for line in old_lines:
+        starts.append(starts[-1] + len(line))
+    return [(starts[i1], starts[i2] - starts[i1], "".join(new_lines[j1:j2]))
+            for tag, i1, i2, j1, j2 in LineMatcher(old_lines, new_lines).get_opcodes() if tag != "equal"]

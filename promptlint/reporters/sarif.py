@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from promptlint.core.findings import Finding, Lines, Report
-from promptlint.fix.linediff import LineMatcher
+from promptlint.fix.linediff import Edit
 from promptlint.reporters import json as json_report
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -81,22 +81,10 @@ def _flagged_text(finding: Finding, lines: Lines | None) -> str:
     return lines[finding.line - 1][finding.column - 1 :]
 
 
-def _artifact_changes(uri: str, old: str, new: str) -> list[dict[str, Any]]:
+def _artifact_changes(uri: str, edits: Sequence[Edit]) -> list[dict[str, Any]]:
     """The rewrite as replacements of whole lines, located by character offset."""
-    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    starts = [0]
-    for line in old_lines:
-        starts.append(starts[-1] + len(line))
-    replacements = []
-    # Not difflib's own matcher: lines that recur through a large file made it quadratic
-    # (a 1 MB file with a clock every 2 KB took 5.8 s; see promptlint.fix.linediff).
-    matcher = LineMatcher(old_lines, new_lines)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            replacements.append({
-                "deletedRegion": {"charOffset": starts[i1], "charLength": starts[i2] - starts[i1]},
-                "insertedContent": {"text": "".join(new_lines[j1:j2])},
-            })
+    replacements = [{"deletedRegion": {"charOffset": offset, "charLength": length}, "insertedContent": {"text": text}}
+                    for offset, length, text in edits]
     return [{"artifactLocation": {"uri": uri, "uriBaseId": "SRCROOT"}, "replacements": replacements}]
 
 
@@ -111,13 +99,14 @@ def chunks(
     sources: Mapping[str, Lines],
     *,
     version: str,
-    fixed_sources: Mapping[str, tuple[str, str]] | None = None,
+    fix_edits: Mapping[str, Sequence[Edit]] | None = None,
     help_base: str | None = None,
 ) -> Iterator[str]:
     """The SARIF log of one run, a result at a time: the characters of ``json.dumps(log,
     indent=2)``, without every result's object held at once. ``sources`` holds each finding's
-    file as lines; ``fixed_sources`` maps a path to (its text, the text ``promptlint fix`` would
-    write)."""
+    file as lines; ``fix_edits`` maps a path to the line replacements that turn it into the text
+    ``promptlint fix`` would write (:func:`promptlint.fix.linediff.line_edits`), none when fix
+    would leave it as it is."""
     notifications = [
         {"level": "error", "message": {"text": message}} for message in report.errors
     ] + [
@@ -144,13 +133,13 @@ def chunks(
     yield log[:at]
     # The results list stands three levels in: the log, its runs, the run.
     yield from json_report.array(_results(report, {rule.CODE: i for i, rule in enumerate(rules)}, sources,
-                                          fixed_sources), level=3)
+                                          fix_edits), level=3)
     yield log[at + 2:]
 
 
 def _results(
     report: Report, index: Mapping[str, int], sources: Mapping[str, Lines],
-    fixed_sources: Mapping[str, tuple[str, str]] | None,
+    fix_edits: Mapping[str, Sequence[Edit]] | None,
 ) -> Iterator[dict[str, Any]]:
     seen: dict[tuple[str, str, str], int] = {}
     # A file's fix is one rewrite that fixes all its fixable findings: it is diffed once and
@@ -177,12 +166,12 @@ def _results(
         }
         if finding.rule in index:
             result["ruleIndex"] = index[finding.rule]
-        fixed = (fixed_sources or {}).get(finding.path)
-        if finding.fixable and fixed is not None and fixed[0] != fixed[1] and finding.path not in offered:
+        edits = (fix_edits or {}).get(finding.path)
+        if finding.fixable and edits and finding.path not in offered:
             offered.add(finding.path)
             result["fixes"] = [{
                 "description": {"text": "promptlint fix: move the volatile parts of this file to its tail "
                                         "(fixes each of its fixable findings)"},
-                "artifactChanges": _artifact_changes(uri, *fixed),
+                "artifactChanges": _artifact_changes(uri, edits),
             }]
         yield result
