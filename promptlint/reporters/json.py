@@ -47,7 +47,7 @@ _string = json.encoder.encode_basestring  # C's, as json.dumps(…, ensure_ascii
 
 def indented(value: Any, newline: str = "\n") -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False)`` with each line break followed by
-    ``newline``'s indentation: the same characters, made about three times faster. With an
+    ``newline``'s indentation: the same characters, made in less than half the time. With an
     indent, json's encoder is its pure-Python one, a generator that yields every comma and
     bracket on its own; here each object is joined once, and strings and numbers are written
     by the C functions json itself uses. Anything but dicts with string keys, lists, strings,
