@@ -13,9 +13,9 @@ for the workspace it describes: the files its ``[assembly] order`` names, in tha
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import lru_cache, partial
 from types import ModuleType
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -545,7 +545,10 @@ def _check_in_processes(
         if isinstance(result, str | _Skip) or result.error:
             yield path, result, None
             continue
-        yield path, result, _reloadable(path, config_for_file(path, explicit, project, **options), syntax, result)
+        # The file's own config, without the include resolvers it is analysed with: made only
+        # if a rule over several files loads it again (most never do).
+        yield path, result, _reloadable(path, _config_for(path, explicit).with_options(**options), syntax, result,
+                                        partial(config_for_file, path, explicit, project, **options))
     next(pending, None)  # to its end: no result is left over, and the pool is shut down now
 
 
@@ -573,14 +576,17 @@ def _cached_results(
     return known
 
 
-def _reloadable(path: str, config: Config, syntax: str | None, result: FileResult) -> CachedFile:
+def _reloadable(path: str, config: Config, syntax: str | None, result: FileResult,
+                analysed_with: Callable[[], Config] | None = None) -> CachedFile:
     """A checked file that includes nothing, as the run keeps it: its result, and its
-    template and analysis made again only if a rule that reads several files asks for them."""
+    template and analysis made again only if a rule that reads several files asks for them
+    (with ``config``, or the config ``analysed_with`` makes then)."""
 
     def load() -> CheckedFile:
-        chosen, evidence = _syntax_source(path, config, syntax)
-        template = load_bytes(path, read_bytes(path, config.max_file_size), chosen, evidence, config.prompt_names)
-        return _check_template(_set_role(template, config), config)
+        used = analysed_with() if analysed_with is not None else config
+        chosen, evidence = _syntax_source(path, used, syntax)
+        template = load_bytes(path, read_bytes(path, used.max_file_size), chosen, evidence, used.prompt_names)
+        return _check_template(_set_role(template, used), used)
 
     return CachedFile(path, config, result, load)
 

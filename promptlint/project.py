@@ -92,19 +92,26 @@ class Project:
 
     # Each folder's real path, resolved once (a file's own is its folder's, unless it is a link).
     _folders: dict[str, str] = field(default_factory=dict)
+    _paths: dict[str | Path, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for checked in self.files:
             self._loaded[self.real_path(checked.path)] = checked
 
     def real_path(self, path: str | Path) -> str:
-        """``os.path.realpath(path)``, with the folders' part looked up once per folder."""
+        """``os.path.realpath(path)``, each folder's part looked up once, each file's once
+        (a run asks it of each file it adds, and again where the rules over several files
+        look for its folder)."""
+        known = self._paths.get(path)
+        if known is not None:
+            return known
         folder, name = os.path.split(os.path.abspath(path))
         real = self._folders.get(folder)
         if real is None:
             real = self._folders[folder] = os.path.realpath(folder)
         full = os.path.join(real, name)
-        return os.path.realpath(full) if os.path.islink(full) else full
+        found = self._paths[path] = os.path.realpath(full) if os.path.islink(full) else full
+        return found
 
     def add(self, checked: CheckedFile) -> None:
         self.files.append(checked)
