@@ -65,8 +65,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     if minimum <= 0:
         return
     stable = analysis.stable_prefix_tokens
-    stable_content = analysis.stable_tokens_from(0)
-    if stable < minimum <= stable_content and analysis.units:
+    # The stable tokens of the whole prompt are counted only where the prefix falls short.
+    stable_content = analysis.stable_tokens_from(0) if analysis.units and stable < minimum else 0
+    if stable < minimum <= stable_content:
         first = min(analysis.units, key=lambda u: ctx.unit_span(u).start)
         yield ctx.finding(
             CODE,

@@ -6,6 +6,7 @@ import codecs
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePath
 
 EXTENSIONS: dict[str, str] = {
@@ -253,7 +254,18 @@ def _suffixes(path: str) -> list[str]:
 def infer_syntax(path: str, text: str, default: str | None = None) -> Inference:
     """The syntax of a file and why: the extension, or for `.md`/`.txt`/`.prompt`/`.tmpl`
     the placeholders the content holds (several of one style, shaped like variables)."""
-    suffixes = _suffixes(path)
+    if not text:  # the name alone (is it a code file?), asked of every file checked: once per name's kind
+        return _by_name(tuple(_suffixes(path)), default)
+    return _infer(_suffixes(path), text, default)
+
+
+@lru_cache(maxsize=256)
+def _by_name(suffixes: tuple[str, ...], default: str | None) -> Inference:
+    """:func:`infer_syntax` of an empty text: the name's suffixes alone decide."""
+    return _infer(list(suffixes), "", default)
+
+
+def _infer(suffixes: list[str], text: str, default: str | None) -> Inference:
     suffix = suffixes[-1] if suffixes else ""
     if suffix in EXTENSIONS and suffix not in AMBIGUOUS:
         return Inference(EXTENSIONS[suffix], f"extension {suffix}")
