@@ -333,3 +333,20 @@ def test_a_parallel_run_takes_its_workers_results_to_their_end(processes_for_any
     monkeypatch.setattr(parallel, "map_in_order", watched)
     report = check_paths(tmp_path, jobs=2)
     assert len(report.files) == 6 and ended == [True]
+
+
+def test_a_parallel_run_makes_no_per_file_config_for_what_its_workers_checked(processes_for_any_size, write, long_rules, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A worker's result is kept with its file's config; the copy that carries the file's
+    # include resolvers is made in the run's process only if the file is analysed again.
+    from promptlint import api
+
+    _agents(write, long_rules, 6)
+    made: list[str] = []
+    real = api.config_for_file
+    monkeypatch.setattr(api, "config_for_file", lambda path, *a, **k: made.append(path) or real(path, *a, **k))
+    report = api.check_paths(tmp_path, jobs=2)
+    assert len(report.files) == 6 and all(r.findings for r in report.files)
+    assert made == []  # the workers made theirs (forked, they count in their own copy of the list)
+    checked = api.check_paths(tmp_path, jobs=1)
+    assert [r.to_json() for r in checked.files] == [r.to_json() for r in report.files]
+    assert len(made) == 6
