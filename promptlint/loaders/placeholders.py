@@ -12,8 +12,8 @@ import re
 from promptlint.core.ir import Expr, Segment, Slot, Span, Template, Text
 
 # `{CURRENT_TIME}`, `{search_results}`; not `{{CURRENT_TIME}}` (a Mustache-style file), `${x}`
-# nor `\{x}`.
-TOKEN = re.compile(r"(?<![{$\\\w])\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
+# nor `\{x}`. The look-behind follows the brace (see loaders.base._FORMAT_FIELD).
+TOKEN = re.compile(r"\{(?<![{$\\\w]\{)([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 
 def load(path: str, source: str) -> Template:
