@@ -69,7 +69,7 @@ FIX = None
 
 _TIME_OF_DAY = r"\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[AaPp][Mm])?"
 _ISO_DATETIME = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b"
+    r"\d(?<=\b\d)\d{3}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b"
 )
 _CLOCK_LABEL = re.compile(
     r"^\W*(?:(?:current|local|server|system)\s+(?:date\s*(?:and|&)\s*)?time|(?:date\s*(?:and|&)\s*)?time\s+now|"

@@ -195,7 +195,6 @@ def test_a_files_suffixes_are_read_as_pathlib_reads_them() -> None:
 
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-from hypothesis import settings  # noqa: E402
 
 from promptlint.loaders import base  # noqa: E402
 
@@ -212,28 +211,3 @@ def test_a_line_of_unclosed_dollar_braces_reads_as_a_dollar_template() -> None:
     assert base._dollar_names(text) == []
     assert base._dollar_names("Hi ${user}, " + "${" * 50_000 + "\nand ${ today }") == ["user", " today "]
 
-
-# The placeholder patterns read the character before a brace with a look-behind placed after
-# the brace (fast: only a `{` starts a match). Each finds what the same pattern with the
-# look-behind first finds, at the same places, in any text of the characters they read.
-_LOOK_BEHIND_FIRST = {
-    "_FORMAT_FIELD": r"(?<![{\\$^_}\w])\{([A-Za-z_]\w*(?:\.\w+|\[\w+\])*)(?:![rsa])?(?::[^{}\n]*)?\}(?!\})",
-    "_JSON_OBJECT": r"(?<!\{)\{\s*\"",
-    "_JINJA_COMMENT": r"(?<!\{)\{#",
-    "TOKEN": r"(?<![{$\\\w])\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})",
-}
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["{", "}", "#", '"', "$", "\\", "^", "_", "}", " ", "\n", "a", "x1", "é", ".b",
-                                  "[0]", "!r", ":>4", "{a}", "{{", "}}"]), max_size=12).map("".join),
-       st.sampled_from(sorted(_LOOK_BEHIND_FIRST)))
-def test_the_placeholder_patterns_match_what_their_look_behind_first_forms_match(text: str, name: str) -> None:
-    import re
-
-    from promptlint.loaders import base, placeholders
-
-    pattern = getattr(placeholders if name == "TOKEN" else base, name)
-    reference = re.compile(_LOOK_BEHIND_FIRST[name])
-    assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == \
-        [(m.span(), m.groups()) for m in reference.finditer(text)]

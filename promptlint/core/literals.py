@@ -93,7 +93,7 @@ def rendered_clocks(line: str) -> Iterator[Rendered]:
 
 
 # A clock's seconds: without them on a line, ``rendered_clocks`` finds nothing there.
-_ANY_SECONDS = re.compile(r"\d{1,2}:\d{2}:\d{2}")
+_ANY_SECONDS = re.compile(r"\d\d?:\d{2}:\d{2}")
 # Its minutes and seconds, searched first: a pattern that starts with a literal character is
 # found by a fast scan for it, where one that starts with a digit is tried at every position.
 _SECONDS_TAIL = re.compile(r":\d{2}:\d{2}")

@@ -21,7 +21,7 @@ class VolatileValue:
 
 
 _ISO = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"
+    r"\d(?<=\b\d)\d{3}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?![\d:])"
 )
 # One word of a written date or time: 2026-12-01T10:42:17Z, 10:42, 1/12/2026, Monday, Dec.,
 # PM, UTC, CEST. A labelled clock value is a run of these, so it ends where the prose resumes
