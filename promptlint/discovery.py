@@ -250,8 +250,8 @@ def prompt_files(
                 kept.append(d)
         dirs[:] = kept
         real: Path | None = None  # this folder resolved, once a regular file in it asks
-        # Whether the files in it may be in the bound, and whether a .gitignore may ignore
-        # them: asked once for the folder (of each of its 2,000 files, a third of the walk).
+        # Whether its files are inside the bound, and whether a .gitignore may ignore them:
+        # asked once for the folder, not for each file (a quarter of a 2,000-file walk).
         real_inside = ignorable = False
         for name in sorted(files):
             rel = prefix + name

@@ -11,6 +11,10 @@ from pathlib import Path
 # Words of a name
 
 
+_CAMEL_HUMP = re.compile(r"([a-z0-9])([A-Z])")
+_NOT_WORD = re.compile(r"[^A-Za-z0-9]+")
+
+
 def words(name: str) -> list[str]:
     """``CURRENT_DATETIME`` → [current, datetime]; ``workPath`` → [work, path]."""
     return list(_words(name))
@@ -21,10 +25,6 @@ def _words(name: str) -> tuple[str, ...]:
     """:func:`words`, split once per name (the same few names are asked of every slot)."""
     name = _CAMEL_HUMP.sub(r"\1_\2", name)
     return tuple(w.lower() for w in _NOT_WORD.split(name) if w)
-
-
-_CAMEL_HUMP = re.compile(r"([a-z0-9])([A-Z])")
-_NOT_WORD = re.compile(r"[^A-Za-z0-9]+")
 
 
 # ---------------------------------------------------------------------------------------

@@ -257,7 +257,7 @@ def _suffixes(path: str) -> list[str]:
 def infer_syntax(path: str, text: str, default: str | None = None) -> Inference:
     """The syntax of a file and why: the extension, or for `.md`/`.txt`/`.prompt`/`.tmpl`
     the placeholders the content holds (several of one style, shaped like variables)."""
-    if not text:  # the name alone (is it a code file?), asked of every file checked: once per name's kind
+    if not text:  # the name alone (is it a code file?): asked of every file, decided once per suffixes
         return _by_name(tuple(_suffixes(path)), default)
     return _infer(_suffixes(path), text, default)
 
@@ -353,6 +353,7 @@ def _go_actions(body: str) -> str | None:
     return None
 
 
+# `{#` not after `{` (the look-behind follows the brace: see _FORMAT_FIELD).
 _JINJA_COMMENT = re.compile(r"\{(?<!\{\{)#")
 
 
