@@ -210,4 +210,3 @@ def test_a_line_of_unclosed_dollar_braces_reads_as_a_dollar_template() -> None:
     text = "${" * 100_000
     assert base._dollar_names(text) == []
     assert base._dollar_names("Hi ${user}, " + "${" * 50_000 + "\nand ${ today }") == ["user", " today "]
-

@@ -20,7 +20,6 @@ from promptlint.loaders import base, placeholders
 from promptlint.requestbody import values
 from rules import literal_volatile_value
 
-# (the pattern as written, its plain form, the texts it is tried on)
 _BRACES = ["{", "}", "#", '"', "$", "\\", "^", "_", " ", "\n", "a", "x1", "é", ".b", "[0]", "!r", ":>4", "{a}", "{{", "}}"]
 
 
@@ -41,6 +40,7 @@ def _clock(draw: st.DrawFn) -> str:
 _CLOCKS = st.lists(st.one_of(_clock(), st.sampled_from([" ", "\n", "a", "9", ":", "07:42:05", "1:02:03"])),
                    max_size=4).map("".join)
 _BRACE_TEXTS = st.lists(st.sampled_from(_BRACES), max_size=14).map("".join)
+# (the pattern as written, its plain form, the texts it is tried on)
 _FORMS = {
     "format field": (base._FORMAT_FIELD,
                      r"(?<![{\\$^_}\w])\{([A-Za-z_]\w*(?:\.\w+|\[\w+\])*)(?:![rsa])?(?::[^{}\n]*)?\}(?!\})", _BRACE_TEXTS),
