@@ -74,16 +74,18 @@ def _ignore_chain(folder: Path):  # type: ignore[no-untyped-def]
     return specs, in_repo
 
 
+def _walk_chain(folder: Path, chains: dict):  # type: ignore[no-untyped-def,type-arg]
+    """:func:`_ignore_chain` of ``folder``, found once per walk (``chains``)."""
+    if folder not in chains:
+        chains[folder] = _ignore_chain(folder)
+    return chains[folder]
+
+
 def _ignored(path: Path, is_dir: bool, stop: Path, chains: dict | None = None) -> bool:  # type: ignore[type-arg]
     """Whether a .gitignore ignores ``path``: those of its git repository, or, outside a
     repository, those between the walked folder ``stop`` and the path. ``chains`` caches
     each folder's specs for one walk (every file of a folder shares them)."""
-    if chains is None:
-        specs, in_repo = _ignore_chain(path.parent)
-    else:
-        if path.parent not in chains:
-            chains[path.parent] = _ignore_chain(path.parent)
-        specs, in_repo = chains[path.parent]
+    specs, in_repo = _ignore_chain(path.parent) if chains is None else _walk_chain(path.parent, chains)
     for ancestor, spec in specs:
         if not in_repo and not ancestor.is_relative_to(stop):
             continue
@@ -264,9 +266,7 @@ def prompt_files(
                 if real is None:
                     real = Path(os.path.realpath(folder))
                     real_inside = real.is_relative_to(bound)  # a file in it is, or is not, alike
-                    if real not in chains:
-                        chains[real] = _ignore_chain(real)
-                    ignorable = bool(chains[real][0])
+                    ignorable = bool(_walk_chain(real, chains)[0])
                 entry = real / name
                 if not real_inside:
                     _note(skipped, found, _outside(entry, bound))
