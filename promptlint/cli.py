@@ -252,12 +252,10 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
             click.echo(chunk, nl=False)
         click.echo()
     else:
-        from rich.console import Console
-
         from promptlint.reporters import text
 
         sources = _source_lines(report)
-        text.render(report, Console(highlight=False, soft_wrap=True), sources, show_frames=show_frames)
+        text.render(report, text.console(), sources, show_frames=show_frames)
 
 
 def _fix_edits(report: object) -> dict[str, list[Edit]]:
@@ -339,16 +337,14 @@ def _run_fix(
     jobs: int | None = None,
 ) -> tuple[int, FixReport]:
     """Fix (or, with --diff/--check, only plan) and report; returns the exit code and the report."""
-    from rich.console import Console
-
     from promptlint.fix import fix_paths
-    from promptlint.reporters import fixreport
+    from promptlint.reporters import fixreport, text
 
     write = not (show_diff or check_only)
     report = fix_paths(list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model,
                        provider=provider, jobs=jobs or os.cpu_count() or 1)
-    console = Console(highlight=False, soft_wrap=True, stderr=to_stderr)
-    fixreport.render(report, console, show_diff=show_diff, write=write, tail_note=tail_note and write)
+    fixreport.render(report, text.console(stderr=to_stderr), show_diff=show_diff, write=write,
+                     tail_note=tail_note and write)
     # `--diff` writes nothing, like `--check`: a fix it shows is still to be made (as ruff).
     return fixreport.exit_code(report, check=check_only or show_diff), report
 

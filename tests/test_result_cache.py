@@ -153,12 +153,14 @@ def test_a_warm_run_imports_only_the_rules_that_read_several_files(write, long_r
     import sys
 
     write("a.j2", "Now: {{ now() }}\n" + long_rules)
-    env = {**os.environ, "PROMPTLINT_CACHE_DIR": str(tmp_path / "cache")}
+    # Colour forced would make the console rich's own (see text.console).
+    env = {**{k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")},
+           "PROMPTLINT_CACHE_DIR": str(tmp_path / "cache")}
     # The command line run in this process, so that its modules can be listed after it.
     probe = ("import sys; sys.argv = ['promptlint', 'check', 'a.j2']\nfrom promptlint.cli import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "engine = ('promptlint.core.analysis', 'promptlint.core.fixability', 'promptlint.core.volatility',\n"
-             "          'tiktoken', 'jinja2')\n"
+             "          'tiktoken', 'jinja2', 'rich')\n"
              "print(sorted(m for m in engine if m in sys.modules), file=sys.stderr)\n"
              "print(sorted(m for m in sys.modules if m.startswith('promptlint.rules.')), file=sys.stderr)")
     runs = [subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
@@ -166,9 +168,10 @@ def test_a_warm_run_imports_only_the_rules_that_read_several_files(write, long_r
     cold, warm = (run.stderr.strip().splitlines()[-1] for run in runs)
     assert "volatile_before_stable" in cold  # the cold run analyses the file with every rule
     assert "volatile_before_stable" not in warm and "assembly_order" in warm
-    # Nor does it load the engine, the tokenizer or the template library.
+    # Nor does it load the engine, the tokenizer or the template library; neither run loads
+    # rich, whose console would print plain characters to the pipe it writes to.
     cold_engine, warm_engine = (run.stderr.strip().splitlines()[-2] for run in runs)
-    assert "promptlint.core.analysis" in cold_engine and "jinja2" in cold_engine
+    assert "promptlint.core.analysis" in cold_engine and "jinja2" in cold_engine and "rich" not in cold_engine
     assert warm_engine == "[]"
     assert runs[0].stdout == runs[1].stdout
 

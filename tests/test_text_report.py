@@ -4,6 +4,7 @@ the characters rich would print."""
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -270,3 +271,66 @@ def test_the_coloured_report_is_what_rich_prints(color_system: str) -> None:
 
 
 LONG = "\n".join(f"{i}. Read the files a change touches before you edit them." for i in range(40)) + "\n"
+
+
+_ENVIRONMENTS = [
+    {}, {"COLUMNS": "132"}, {"COLUMNS": "0"}, {"COLUMNS": "wide"}, {"LINES": "40", "COLUMNS": "90"},
+    {"FORCE_COLOR": ""}, {"FORCE_COLOR": "1"}, {"FORCE_COLOR": "0"}, {"TTY_COMPATIBLE": "0"},
+    {"TTY_COMPATIBLE": "1"}, {"TTY_COMPATIBLE": "0", "FORCE_COLOR": "1"}, {"TTY_COMPATIBLE": "2", "FORCE_COLOR": ""},
+    {"TERM": "dumb"}, {"NO_COLOR": "1"}, {"TERM": "xterm-256color", "COLUMNS": "100"},
+]
+
+
+@pytest.mark.parametrize("stream", ["pipe", "memory", "terminal", "pipe beside a terminal"])
+@pytest.mark.parametrize("environ", _ENVIRONMENTS, ids=lambda e: ",".join(f"{k}={v}" for k, v in e.items()) or "none")
+def test_the_console_is_plain_where_rich_would_print_no_colour_and_as_wide(
+    stream: str, environ: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The report's console skips rich where rich would write plain characters: it must
+    # decide as rich decides, on the same stream and environment, and clip to its width.
+    import os
+
+    closing = []
+    restore: list[int] = []
+    out: Any
+    if stream == "memory":
+        out = io.StringIO()
+    elif stream == "terminal":
+        pty = pytest.importorskip("pty")
+        leader, follower = pty.openpty()
+        out = os.fdopen(follower, "w")
+        closing += [out, os.fdopen(leader)]
+    else:
+        read, write = os.pipe()
+        out = os.fdopen(write, "w")
+        closing += [out, os.fdopen(read)]
+    if stream == "pipe beside a terminal":  # standard input a terminal 123 columns wide: rich's width
+        import fcntl
+        import struct
+        import termios
+
+        pty = pytest.importorskip("pty")
+        leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 123, 0, 0))
+        restore.append(os.dup(0))
+        os.dup2(follower, 0)
+        closing += [os.fdopen(leader), os.fdopen(follower)]
+    monkeypatch.setattr("sys.stdout", out)
+    try:
+        ours = text.console(environ=environ)
+        theirs = Console(highlight=False, soft_wrap=True, _environ=environ)
+        if isinstance(ours, text.PlainConsole):
+            assert text.plain_output(theirs) and ours.width == theirs.width and ours.file is out
+        else:  # rich's own, which decides for itself
+            assert isinstance(ours, Console)
+        # Where the environment says nothing of a terminal, a stream that is not one is
+        # written without rich.
+        told = environ.get("TTY_COMPATIBLE") in ("0", "1") or "FORCE_COLOR" in environ
+        if stream != "terminal" and not told:
+            assert isinstance(ours, text.PlainConsole)
+    finally:
+        for saved in restore:
+            os.dup2(saved, 0)
+            os.close(saved)
+        for handle in closing:
+            handle.close()

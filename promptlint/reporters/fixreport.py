@@ -3,11 +3,9 @@ and after, what could not be fixed and why, and the diff on request."""
 
 from __future__ import annotations
 
-from rich.console import Console
-
 from promptlint.core.findings import Report, one_line
 from promptlint.fix import FixReport, FixResult
-from promptlint.reporters.text import Text, emit, plain_output
+from promptlint.reporters.text import Console, Text, emit, plain_output
 
 # The one step that ends what a safe fix leaves: said after every fix that moved something.
 LAST_STEP = (

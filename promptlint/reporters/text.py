@@ -2,16 +2,86 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
-
-from rich.console import Console
-from rich.style import Style
-from rich.text import Text as RichText
+from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
 from promptlint.core.findings import FileResult, Finding, Lines, Report, one_line
+
+if TYPE_CHECKING:
+    from rich.console import Console as RichConsole
+    from rich.style import Style
+    from rich.text import Text as RichText
+
+
+class PlainConsole:
+    """What the reports ask of rich's Console where it would print plain characters (a
+    pipe, a file: a hook's or a CI job's output): where to write, and how wide to clip.
+    Made by :func:`console` so that such a run never imports rich (a sixth of a one-file
+    check's time)."""
+
+    __slots__ = ("file", "width")
+    color_system = None
+    record = False
+
+    def __init__(self, file: IO[str], width: int) -> None:
+        self.file = file
+        self.width = width
+
+
+Console: TypeAlias = "RichConsole | PlainConsole"
+
+
+def console(stderr: bool = False, environ: Mapping[str, str] = os.environ) -> Console:
+    """``rich.console.Console(highlight=False, soft_wrap=True, stderr=stderr)``, or, where
+    that console would print no colour, a :class:`PlainConsole` of the same file and width.
+
+    Plain, as rich decides it (rich 13-15, ``Console.is_terminal`` and ``size``): the file
+    is not a terminal by ``TTY_COMPATIBLE=0``, by an empty ``FORCE_COLOR``, or, with neither
+    set, by ``isatty()``; its width is ``COLUMNS`` when that is a number, else the first
+    standard stream's terminal width, else 80. Where rich looks further (Windows, Jupyter,
+    a stream it wraps) or might print colour, rich's own console is made."""
+    file = sys.stderr if stderr else sys.stdout
+    if not _plain(file, environ):
+        from rich.console import Console as Rich
+
+        return Rich(highlight=False, soft_wrap=True, stderr=stderr)
+    assert file is not None  # _plain is False without one
+    columns = environ.get("COLUMNS")
+    if columns is not None and columns.isdigit():
+        return PlainConsole(file, int(columns))
+    width = 0
+    for descriptor in (0, 1, 2):
+        try:
+            width = os.get_terminal_size(descriptor).columns
+        except (AttributeError, ValueError, OSError):  # not a terminal
+            continue
+        break
+    return PlainConsole(file, width or 80)
+
+
+def _plain(file: IO[str] | None, environ: Mapping[str, str]) -> bool:
+    """Whether rich would find ``file`` no terminal (and so print no colour); False where
+    this cannot be told without it."""
+    import builtins
+
+    if (file is None or sys.platform == "win32" or hasattr(builtins, "get_ipython")
+            or hasattr(file, "rich_proxied_file")):
+        return False
+    compatible = environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "0"
+    force = environ.get("FORCE_COLOR")
+    if force is not None:
+        return force == ""
+    isatty = getattr(file, "isatty", None)
+    try:
+        return isatty is None or not isatty()
+    except ValueError:  # a closed file: rich says no terminal too
+        return True
 
 
 class Text:
@@ -41,6 +111,8 @@ class Text:
         return "".join(self.pieces[0::2])
 
     def rich(self) -> RichText:
+        from rich.text import Text as RichText
+
         out = RichText()
         pieces = self.pieces
         for i in range(0, len(pieces), 2):
@@ -157,10 +229,10 @@ def _summary(result: FileResult) -> Text:
 def plain_output(console: Console) -> bool:
     """Whether ``console`` prints no colour (a pipe, a file): :func:`emit` writes the
     characters itself there."""
-    return console.color_system is None and not console.record
+    return isinstance(console, PlainConsole) or (console.color_system is None and not console.record)
 
 
-def _ansi_output(console: Console) -> bool:
+def _ansi_output(console: RichConsole) -> bool:
     """Whether ``console`` prints in colour what :func:`_in_colour` writes as rich would: its
     own colour system, no colour removed (``NO_COLOR``), nothing recorded, no wrapping, no
     legacy Windows console."""
@@ -185,6 +257,8 @@ def _in_colour(text: Text, color_system: Any) -> str:
 
 @lru_cache(maxsize=64)
 def _style(name: str) -> Style:
+    from rich.style import Style
+
     return Style.parse(name)
 
 
@@ -193,7 +267,7 @@ def emit(console: Console, text: Text | None = None, end: str = "\n") -> None:
     they are, and in colour each piece in its style's escape codes: rich would print the same
     at a tenth of the speed (a report of 8,000 findings spent 5.7 s in rich, and 2 s of a
     coloured check of 2,000 files)."""
-    if plain_output(console):
+    if isinstance(console, PlainConsole) or plain_output(console):
         console.file.write((text.plain if text is not None else "") + end)
     elif text is None:
         console.print(end=end)
