@@ -54,6 +54,7 @@ from itertools import accumulate
 
 from promptlint.core import literals
 from promptlint.core.context import RuleContext
+from promptlint.core.fences import fences, split_lines
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Block, Segment, Span, Text
 from promptlint.core.severity import (
@@ -143,7 +144,6 @@ _EXAMPLES_HEAD = re.compile(
     r"\n[^\w\n]*(?:examples?|sample (?:input|output)s?|for example)[^\S\n]*:?[^\S\n]*(?=\n|\Z)", re.IGNORECASE
 )
 _HEADING = re.compile(r"\n[^\S\n]*#")
-_FENCE = re.compile(r"\n[^\S\n]*(?:```|~~~)")
 
 
 def _line_marks(pattern: re.Pattern[str], source: str) -> list[int]:
@@ -182,12 +182,8 @@ def _fenced_lines(source: str) -> frozenset[int]:
     """Lines of fenced code blocks, their fences included (to the end when one is left open)."""
     if "```" not in source and "~~~" not in source:
         return frozenset()
-    fences = _line_marks(_FENCE, source)
-    fenced: set[int] = set()
-    last = source.count("\n") + 1
-    for i in range(0, len(fences), 2):
-        fenced.update(range(fences[i], (fences[i + 1] if i + 1 < len(fences) else last) + 1))
-    return frozenset(fenced)
+    return frozenset(number + 1 for first, last, _closed in fences(split_lines(source))
+                     for number in range(first, last + 1))
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:

@@ -184,6 +184,40 @@ def test_a_closed_code_fence_at_the_tail_stays_closed() -> None:
     assert fixed(source).endswith("```\ncode\n```\n\nTime {{ now() }}\n")
 
 
+def test_a_fix_is_refused_where_the_next_run_would_read_the_file_in_another_syntax(tmp_path: Path) -> None:
+    # `.md` is read as `str.format` because of its two fields; moving the clock's paragraph
+    # puts "being careful…" right after `{agent_name}`, which then reads as a placeholder
+    # being explained, and the next check would read the file as static text: the clock
+    # would vanish from the report without moving from the prompt.
+    from promptlint.loaders.base import infer_syntax
+
+    source = (f"You are {{agent_name}}\n\nNow: {{current_time}} (UTC).\n\nbeing careful, answer each question "
+              f"and cite the handbook section you rely on.\n\n{RULES}\n")
+    path = tmp_path / "agent.md"
+    path.write_text(source)
+    assert infer_syntax(str(path), source).syntax == "format"
+    result = fix_file(str(path))
+    assert not result.changed and path.read_text() == source
+    assert any("after the fix the file would be read as static text" in r for r in result.not_fixable)
+    # Where the syntax is given, it is given again on the next run: the fix is made.
+    assert fix_file(str(path), syntax="format", write=False).changed
+
+
+def test_a_value_moved_past_a_fence_like_line_leaves_the_file_read_as_before(tmp_path: Path) -> None:
+    # "```}" does not close the fence "```" opens: the fix's layout and the syntax inference
+    # must both know it. The inference once took it for a close, and the last "```" for an
+    # open fence that hid the moved `{{user}}`: the next run read the file as `{UPPER_CASE}`
+    # placeholders and moved `{n_id}` too (found by fuzzing `fix`).
+    from promptlint.loaders.base import infer_syntax
+
+    path = tmp_path / "agent.md"
+    path.write_text("{{user}}\n{n_id}\n```\n```}\n```")
+    assert fix_file(str(path)).changed
+    fixed_source = path.read_text()
+    assert fixed_source.endswith("{{user}}") and infer_syntax(str(path), fixed_source).syntax == "mustache"
+    assert not fix_file(str(path)).changed
+
+
 def test_a_paragraph_that_runs_to_the_end_is_reported() -> None:
     result = plan(f"{RULES}\n\nIt is {{{{ now() }}}} and you are\nAtlas, so answer the customer politely and\nbriefly and cite your sources\n")
     assert not result.changed

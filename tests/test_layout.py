@@ -7,6 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from promptlint.core.fences import fences
 from promptlint.core.layout import Layout
 from promptlint.loaders import load_text
 
@@ -132,6 +133,41 @@ def test_fences_are_found_as_a_walk_over_them_finds_them(lines: list[str]) -> No
             walked = next((f for f in layout.fences
                            if (line <= f[0] <= last) != (line <= f[1] <= last)), None)
             assert layout.fence_cut(line, last) == walked
+
+
+def test_fences_follow_commonmark() -> None:
+    # A fence closes only at a run of the same character, at least as long, alone on its
+    # line: "```python" or "```}" inside one is code, "~~~" does not close "```", four
+    # spaces of indent make no fence; one left open runs to the last line.
+    lines = ["```\n", "```python\n", "```}\n", "~~~\n", "    ```\n", "``\n", "````\n",
+             "~~~~\n", "~~~\n", "```\n", "~~~~~ \n", "  ```\n", "code"]
+    assert fences(lines) == [(0, 6, True), (7, 10, True), (11, 12, False)]
+
+
+_FENCE_TEXT_LINES = st.lists(st.sampled_from(["```\n", "~~~\n", "````\n", "```python\n", "```}\n", "    ```\n",
+                                              "   ~~~~\n", "{{ user_name }} and {session_id}\n", "\n", "text\r\n"]),
+                             max_size=25)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_FENCE_TEXT_LINES)
+def test_inference_pc105_and_the_fix_read_the_same_fences(lines: list[str]) -> None:
+    # Syntax inference leaves fenced placeholders out of its evidence, PC105 leaves fenced
+    # values alone and the fix moves nothing across a fence: where they disagreed, a fix
+    # moved a placeholder out of what the inference took for a fence, and the next run read
+    # the file in another syntax.
+    import importlib
+
+    from promptlint.loaders.base import _outside_fences
+
+    pc105 = importlib.import_module("promptlint.rules.literal_volatile_value")
+    source = "".join(lines)
+    layout = Layout(load_text("x.md", source, "markdown"))
+    by_layout = {i for first, last, _ in layout.fences for i in range(first, last + 1)}
+    blanked = {i for i, (line, kept) in enumerate(zip(source.split("\n"), _outside_fences(source).split("\n")))
+               if line.strip() and line != kept}
+    assert blanked == {i for i in by_layout if layout.lines[i].strip()}
+    assert pc105._fenced_lines(source) == {i + 1 for i in by_layout}
 
 
 def _nested_blocks(draw_parts: list[int]) -> str:

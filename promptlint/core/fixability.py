@@ -20,7 +20,7 @@ from promptlint.core.carriers import refused_reason, unit_label
 from promptlint.core.draft import MOVE_ROUNDS, Draft, draft_fix, reload
 from promptlint.core.ir import CODE_SYNTAXES, Block, Template
 from promptlint.core.volatility import Overrides
-from promptlint.loaders.base import LoadError
+from promptlint.loaders.base import LoadError, infer_syntax
 
 MORE_BEFORE = "more volatile values would stand before stable text"
 
@@ -170,6 +170,9 @@ def _why_it_does_not_help(
     if draft is not None and not draft.settled:
         return (f"the moves do not settle: after {MOVE_ROUNDS} rounds, fixing the result would move "
                 "text again"), None
+    read_otherwise = _read_otherwise(template, source)
+    if read_otherwise is not None:
+        return read_otherwise, None
     after = analyze(new, encoding, overrides)
     moved = source != baseline
     if after.stable_prefix_tokens < before.stable_prefix_tokens or (
@@ -185,6 +188,22 @@ def _why_it_does_not_help(
     if volatile_before_stable(after) > volatile_before_stable(before):
         return f"{MORE_BEFORE} than before", after
     return None, after
+
+
+def _read_otherwise(template: Template, source: str) -> str | None:
+    """Why the next check would read ``source`` in another syntax than ``template`` (None: it
+    would not). Where the file's name and content chose the syntax (no ``--syntax``, no config
+    glob), it is chosen again from the rewritten content: a value moved after a code fence, or
+    a placeholder of another style moved to the top, can change that choice, and the file is
+    then not the template the fix was planned and proved on."""
+    chosen = infer_syntax(template.path, template.source)
+    if (chosen.syntax, chosen.evidence) != (template.syntax, template.syntax_evidence):
+        return None  # the syntax was given: it is given again
+    then = infer_syntax(template.path, source)
+    if then.syntax == template.syntax:
+        return None
+    return (f"after the fix the file would be read as {then.description} ({then.evidence}), not as "
+            f"{chosen.description}; set its syntax with `--syntax` or `[syntax]` in config")
 
 
 def _first_left_before_stable(analysis: Analysis, draft: Draft | None) -> Unit | None:

@@ -11,9 +11,9 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from itertools import accumulate
 
+from promptlint.core.fences import fences, split_lines
 from promptlint.core.ir import Block, Slot, Span, Tag, Template, walk
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$|^\s*\|\s*:?-+:?\s*\|\s*$")
 
@@ -33,12 +33,11 @@ class Layout:
         source = template.source
         # Each line keeps its "\n" (only "\n" ends a line here, not the other breaks
         # ``str.splitlines`` knows); a last line without one is kept, an empty one is not.
-        *ended, rest = source.split("\n")
-        self.lines: list[str] = [line + "\n" for line in ended] + ([rest] if rest else [])
+        self.lines: list[str] = split_lines(source)
         self.starts: list[int] = list(accumulate(map(len, self.lines), initial=0))[:-1]
         self.count = len(self.lines)
         self.blank = [not line.strip() for line in self.lines]
-        self.fences: list[tuple[int, int, bool]] = self._fences()
+        self.fences: list[tuple[int, int, bool]] = fences(self.lines)
         # In line order and apart: looked up by bisection (5,000 fences were each walked for
         # each of 5,000 values).
         self._fence_starts = [f[0] for f in self.fences]
@@ -103,22 +102,6 @@ class Layout:
         return self.starts[first], self.starts[last] + len(self.lines[last])
 
     # Markdown structure
-    def _fences(self) -> list[tuple[int, int, bool]]:
-        fences: list[tuple[int, int, bool]] = []
-        opened: tuple[int, str, int] | None = None
-        for i, line in enumerate(self.lines):
-            match = _FENCE.match(line)
-            if opened is None:
-                if match:
-                    opened = (i, match.group(1)[0], len(match.group(1)))
-            elif match and match.group(1)[0] == opened[1] and len(match.group(1)) >= opened[2] \
-                    and line.strip() == match.group(1):
-                fences.append((opened[0], i, True))
-                opened = None
-        if opened is not None:
-            fences.append((opened[0], self.count - 1, False))
-        return fences
-
     def _table_rows(self) -> set[int]:
         rows: set[int] = set()
         if "|" not in self.template.source:

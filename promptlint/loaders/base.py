@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePath
 
+from promptlint.core.fences import fences, split_lines
+
 EXTENSIONS: dict[str, str] = {
     ".j2": "jinja",
     ".jinja": "jinja",
@@ -162,7 +164,6 @@ def _explained(before: str, after: str) -> bool:
     return bool(_EXPLAINED_BEFORE.search(before) or _EXPLAINED_AFTER.search(after))
 
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _UPPER_PLACEHOLDER = re.compile(r"(?:\{\{\{?|\$\{)\s*[A-Z][A-Z0-9_]*\s*\}")
 
@@ -199,21 +200,16 @@ def detect_syntax(path: str, text: str, default: str | None = None) -> str:
 
 
 def _outside_fences(text: str) -> str:
-    """The text with fenced code blocks blanked (same length, newlines kept): placeholders
-    inside an example are not evidence that the file itself is a template."""
+    """The text with fenced code blocks blanked (same length, line breaks kept): placeholders
+    inside an example are not evidence that the file itself is a template. Fences as the
+    fix's layout reads them (:mod:`promptlint.core.fences`)."""
     if "```" not in text and "~~~" not in text:
         return text  # no fence at all (most files): nothing to blank
-    out: list[str] = []
-    inside = False
-    for line in text.splitlines(keepends=True):
-        fence = _FENCE.match(line)
-        if fence or inside:
-            out.append("".join(c if c in "\r\n" else " " for c in line))
-            if fence:
-                inside = not inside
-        else:
-            out.append(line)
-    return "".join(out)
+    lines = split_lines(text)
+    for first, last, _closed in fences(lines):
+        for i in range(first, last + 1):
+            lines[i] = "".join(c if c in "\r\n" else " " for c in lines[i])
+    return "".join(lines)
 
 
 def _names(found: list[str], what: str, limit: int = 4) -> str:
