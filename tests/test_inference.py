@@ -67,6 +67,12 @@ def test_the_evidence_names_the_style_and_the_placeholders() -> None:
     assert "escaped braces" in fmt.evidence
     by_extension = infer_syntax("a.j2", "{{ x }}")
     assert (by_extension.evidence, by_extension.from_content) == ("extension .j2", False)
+    # Tokens replaced in code (a JSON example beside them: no format template) are named in
+    # the case they are written in.
+    tokens = 'Results:\n{search_results}\n\nReply as JSON: {"answer": "..."}\n'
+    assert infer_syntax("rag.md", tokens).evidence == "inferred from content: 1 `{name}` placeholders (search_results)"
+    upper = infer_syntax("rag.md", tokens.replace("{search_results}", "{SEARCH_RESULTS} {CURRENT_TIME}"))
+    assert upper.evidence == "inferred from content: 2 `{UPPER_CASE}` placeholders (SEARCH_RESULTS, CURRENT_TIME)"
 
 
 def test_load_text_keeps_the_evidence() -> None:

@@ -173,7 +173,7 @@ DESCRIPTIONS = {
     "mustache": "Mustache-style placeholders",
     "go": "Go template actions",
     "format": "str.format fields",
-    "placeholders": "`{UPPER_CASE}` placeholders replaced in code (other braces literal)",
+    "placeholders": "`{NAME}` placeholders replaced in code (other braces literal)",
     "dollar": "${name} placeholders",
     "markdown": "static text",
     "json": "a request body",
@@ -397,7 +397,8 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         return Inference("jinja", "inferred from content: `{{ call() }}` expressions", True)
     replaced = _replaced_tokens(body) if not fields else []
     if replaced:
-        what = _names(replaced, "`{UPPER_CASE}` placeholders")
+        style = "{UPPER_CASE}" if all(n.isupper() for n in replaced) else "{name}"
+        what = _names(replaced, f"`{style}` placeholders")
         return Inference("placeholders", f"inferred from content: {what}", True)
     if len(set(fields)) >= 2:
         escaped = " and `{{`/`}}` escaped braces" if re.search(r"\{\{|\}\}", text) else ""
