@@ -80,7 +80,7 @@ def main() -> int:
             config.write_text('max-file-size = "8MB"\n', encoding="utf-8")  # the bench's 5 MB template is read
             if args.files > 0:
                 sys.path.insert(0, str(ROOT / "bench"))
-                from throughput import generate
+                from throughput import generate  # type: ignore[import-not-found]  # bench/, put on the path above
 
                 bench = root / "bench"
                 bench.mkdir()
