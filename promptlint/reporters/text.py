@@ -39,11 +39,12 @@ def console(stderr: bool = False, environ: Mapping[str, str] = os.environ) -> Co
     """``rich.console.Console(highlight=False, soft_wrap=True, stderr=stderr)``, or, where
     that console would print no colour, a :class:`PlainConsole` of the same file and width.
 
-    Plain, as rich decides it (rich 13-15, ``Console.is_terminal`` and ``size``): the file
-    is not a terminal by ``TTY_COMPATIBLE=0``, by an empty ``FORCE_COLOR``, or, with neither
-    set, by ``isatty()``; its width is ``COLUMNS`` when that is a number, else the first
-    standard stream's terminal width, else 80. Where rich looks further (Windows, Jupyter,
-    a stream it wraps) or might print colour, rich's own console is made."""
+    Plain where every rich this runs with (13 on) decides so: neither ``TTY_COMPATIBLE``
+    nor ``FORCE_COLOR`` set (rich's readings of them changed between versions: it decides
+    itself there), and the file not a terminal by ``isatty()``. The width, as rich finds
+    it: ``COLUMNS`` when that is a number, else the first standard stream's terminal width,
+    else 80. Where rich looks further (Windows, Jupyter, a stream it wraps), rich's own
+    console is made too."""
     file = sys.stderr if stderr else sys.stdout
     if not _plain(file, environ):
         from rich.console import Console as Rich
@@ -71,12 +72,8 @@ def _plain(file: IO[str] | None, environ: Mapping[str, str]) -> bool:
     if (file is None or sys.platform == "win32" or hasattr(builtins, "get_ipython")
             or hasattr(file, "rich_proxied_file")):
         return False
-    compatible = environ.get("TTY_COMPATIBLE", "")
-    if compatible in ("0", "1"):
-        return compatible == "0"
-    force = environ.get("FORCE_COLOR")
-    if force is not None:
-        return force == ""
+    if "TTY_COMPATIBLE" in environ or "FORCE_COLOR" in environ:
+        return False
     isatty = getattr(file, "isatty", None)
     try:
         return isatty is None or not isatty()
