@@ -56,6 +56,11 @@ RUNS = [
     "a" + " " * 700 + "\n" + " " * 300 + "\n" + " " * 900 + "b",  # line breaks late in the run
     "a" + " " * 600 + "\u3000\xa0\x85" + " " * 600 + "\u2028" + " " * 400 + "'s",  # not ASCII in the run
     "x" + " " * 300 + "\n" * 3 + "\t" * 300 + "\r",  # a run to the end of the text
+    # "~" after a run starts a piece that takes the next run's line breaks and "/" (o200k's
+    # punctuation piece ends in [\r\n/]*): long, but no whitespace piece. A suffix from inside
+    # that run is a whitespace piece and "/*"; read as a suffix of the punctuation piece (once
+    # a query in the first run had met it), it counted a token too many (found by fuzzing).
+    "x" + "\r\n" * 380 + "~" + "\r\n" * 585 + "/*",
 ]
 
 

@@ -213,7 +213,10 @@ class SuffixTokens:
         end (at the text's end, at it). A start later in the piece has the same line breaks
         after it, or none, so its piece ends at the same place."""
         text, head = self.text, 0
-        while offset < len(text):
+        # Only a long run of whitespace starts a long whitespace piece: where the previous
+        # one ends, punctuation may start a piece that takes the line breaks after it
+        # (``~\r\n\r\n…/``), long too, whose suffixes are scanned otherwise.
+        while offset < len(text) and _LONG_WHITESPACE.match(text, offset):
             known = self._long_match
             if known is not None and known[0] < offset < known[1]:
                 end = known[1]
