@@ -8,7 +8,8 @@ Random texts (letters of several scripts, combining marks, emoji with joiners, d
 punctuation, contractions, every kind of whitespace, and long runs of spaces, tabs and line
 breaks) are checked with the encodings promptlint ships:
 
-- ``tokens.encode`` is tiktoken's ``encode_ordinary``;
+- ``tokens.encode`` is tiktoken's ``encode_ordinary``, and so is the Python encoder that
+  spares a small check the Rust one (where it takes the text);
 - ``SuffixTokens.after(k)`` and ``before(k)``, for a dozen offsets asked in order, are the
   counts of ``text[k:]`` and ``text[:k]`` encoded alone;
 - ``spliced_encoding`` of the text with strings put in at random places gives the text's
@@ -28,7 +29,11 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator
-from typing import TextIO
+from functools import cache
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from promptlint.core.smallbpe import SmallEncoder
 
 _PIECES = [*"ab Z9 0\n\r\t.,'-_{}()[]:;!?/\\\"#@$%^&*+=<>|~`", "é", "ü", "ß", "日", "本", "語", "🎉", "👩\u200d💻",
            "\u0301", "\u00a0", "\u2028", "\u3000", "\x85", "\x0b", "\x0c", "ك", "ש", "Ω", "ﬁ", "'s", "'LL", " the",
@@ -47,6 +52,14 @@ def _text(rng: random.Random, parts: int) -> str:
     return "".join(out)
 
 
+@cache
+def _small(encoding: str) -> SmallEncoder:
+    from promptlint.core import smallbpe, tokens
+
+    return smallbpe.SmallEncoder(tokens.ranks(encoding), tokens.split_pattern(encoding),
+                                 tokens.token_length(encoding))
+
+
 def _problems(rng: random.Random, text: str, encoding: str) -> Iterator[str]:
     from promptlint.core import tokens
     from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens, spliced_encoding
@@ -55,6 +68,9 @@ def _problems(rng: random.Random, text: str, encoding: str) -> Iterator[str]:
     whole = tiktoken.encode_ordinary(text)
     if tokens.encode(text, encoding) != whole:
         yield "tokens.encode differs from tiktoken's"
+    small = _small(encoding).encode(text)
+    if small is not None and small != whole:
+        yield "the Python encoder differs from tiktoken"
     offsets = sorted(rng.sample(range(len(text) + 1), min(len(text) + 1, 12)))
     after, before = SuffixTokens(text, encoding), SuffixTokens(text, encoding)
     for offset in offsets:
