@@ -23,7 +23,6 @@ when one failed. :func:`run` is what tests/test_fix_fuzz.py calls for a short se
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import sys
@@ -34,6 +33,8 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
+
+from fuzzing import command_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,14 +141,8 @@ def run(seed: int, count: int | None = None, seconds: float | None = None,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
     os.environ.setdefault("PROMPTLINT_CACHE_DIR", tempfile.mkdtemp(prefix="promptlint-fuzz-cache-"))
-    tried, failed = run(args.seed, seconds=args.seconds)
-    print(f"{tried:,} inputs, {failed:,} failed (seed {args.seed}, {args.seconds:g} s)")
-    return 1 if failed else 0
+    return command_line(__doc__ or "", run, "inputs")
 
 
 if __name__ == "__main__":

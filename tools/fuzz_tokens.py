@@ -23,7 +23,6 @@ one failed. tests/test_suffix_tokens.py holds what it found; :func:`run` runs it
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -31,6 +30,8 @@ import traceback
 from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING, TextIO
+
+from fuzzing import command_line
 
 if TYPE_CHECKING:
     from promptlint.core.smallbpe import SmallEncoder
@@ -133,13 +134,7 @@ def run(seed: int, count: int | None = None, seconds: float | None = None,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    tried, failed = run(args.seed, seconds=args.seconds)
-    print(f"{tried:,} texts, {failed:,} failed (seed {args.seed}, {args.seconds:g} s)")
-    return 1 if failed else 0
+    return command_line(__doc__ or "", run, "texts")
 
 
 if __name__ == "__main__":
