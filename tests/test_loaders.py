@@ -586,3 +586,18 @@ def test_a_file_is_read_whole_up_to_the_limit_and_one_byte_past_it(tmp_path: Pat
         status = read_bytes("/proc/self/status", 1 << 20)
         assert status.startswith(b"Name:") and len(status) > 100
         assert len(read_bytes("/proc/self/status", 10)) == 11
+
+
+def test_jinja_colon_before_a_body_is_read_as_jinja2_reads_it(load) -> None:  # type: ignore[no-untyped-def]
+    # jinja2 skips a colon that ends a block's opening tag (for Python's sake): the test, the
+    # loop and the names are what they are without it (the colon once crashed the check).
+    source = ("{% if mode: %}A{% elif other : %}B{% else: %}C{% endif %}"
+              "{% for tool in tools: %}{{ tool }}{% endfor %}{% set note: %}n{% endset %}{% block body: %}{% endblock %}")
+    t = load(source, "jinja")
+    blocks = [s for s in t.segments if isinstance(s, Block)]
+    assert [b.kind for b in blocks] == ["if", "for", "set", "block"]
+    assert blocks[0].expr is not None and blocks[0].expr.path == ("mode",)
+    elif_tag = next(s for s in blocks[0].body if isinstance(s, Tag) and s.tag == "elif")
+    assert elif_tag.expr is not None and elif_tag.expr.path == ("other",)
+    assert blocks[1].expr is not None and blocks[1].expr.root == "tools" and blocks[1].loop_vars == ("tool",)
+    assert blocks[2].target == "note" and blocks[3].target == "body"

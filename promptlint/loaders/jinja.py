@@ -361,6 +361,8 @@ class _Builder:
     def _statement(self, span: Span, words: list[tuple[str, str, int, int]], inner: str) -> None:
         tag = words[0][1] if words else ""
         rest = inner.strip()[len(tag) :].strip()
+        if rest.endswith(":"):  # `{% if x: %}`: jinja2 skips a colon before a block's body
+            rest = rest[:-1].rstrip()  # (no expression or name ends with one)
         if tag in _BLOCK_TAGS or (tag == "set" and "=" not in rest):
             block = Block(tag, span, None)
             if tag == "set":
