@@ -601,3 +601,22 @@ def test_jinja_colon_before_a_body_is_read_as_jinja2_reads_it(load) -> None:  # 
     assert elif_tag.expr is not None and elif_tag.expr.path == ("other",)
     assert blocks[1].expr is not None and blocks[1].expr.root == "tools" and blocks[1].loop_vars == ("tool",)
     assert blocks[2].target == "note" and blocks[3].target == "body"
+
+
+def test_jinja_set_block_with_an_equals_sign_in_its_filter(load) -> None:  # type: ignore[no-untyped-def]
+    # jinja2 reads an assignment only at an `=` outside brackets: this is a block set
+    source = "{% set note | indent(width=2) %}{{ user.name }}{% endset %}{% set pair = a == '=' %}{{ note }}"
+    t = load(source, "jinja")
+    block = only(t.segments, Block)
+    assert block.kind == "set" and block.target == "note"
+    assert only(block.body, Slot).expr.path == ("user", "name")
+    pair = next(s for s in t.segments if isinstance(s, Tag) and s.tag == "set")
+    assert pair.target == "pair" and pair.expr is not None and pair.expr.path == ("a",)
+
+
+def test_jinja_comment_left_open_at_the_end_is_a_comment(load) -> None:  # type: ignore[no-untyped-def]
+    # jinja2 renders "Hi\n" of this (its lexer ends at an open `{#` and one line break)
+    source = "Hi\n{#\n"
+    t = load(source, "jinja")
+    assert [s.tag for s in t.segments if isinstance(s, Tag)] == ["comment"]
+    assert t.segments[-1].span.end == len(source)

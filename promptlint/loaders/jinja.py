@@ -260,6 +260,23 @@ def _normalised(source: str) -> tuple[str, Callable[[int], int]]:
     return normal, lambda offset: offset + bisect_left(collapsed, offset)
 
 
+def _assignment(located: list[tuple[str, str, int, int]]) -> int | None:
+    """Where a ``{% set %}`` tag's ``=`` is among its tokens, or None for a block
+    ``{% set x | filter %}``: jinja2 reads an assignment where an ``=`` follows the target
+    outside brackets (an ``=`` in a filter's arguments is not one)."""
+    depth = 0
+    for index, (kind, value, _start, _end) in enumerate(located):
+        if kind != "operator":
+            continue
+        if value in ("(", "[", "{"):
+            depth += 1
+        elif value in (")", "]", "}"):
+            depth -= 1
+        elif value == "=" and depth == 0:
+            return index
+    return None
+
+
 class _Builder:
     def __init__(self, path: str, source: str, lexed: list[tuple[int, str, str]]) -> None:
         self.path = path
@@ -330,6 +347,10 @@ class _Builder:
                 j = i + 1
                 while j < len(tokens) and tokens[j][0] != closing:
                     j += 1
+                if j == len(tokens) and kind == "comment_begin":
+                    # an open ``{#`` that ends the text (one line break after it at most): jinja2 lexes it as a comment
+                    self.body.append(Tag(Span(start, tokens[-1][3]), "comment"))
+                    break
                 if j == len(tokens):
                     line = self.source.count("\n", 0, start) + 1
                     raise LoadError(f"unclosed {self.source[start:start + 2]!r} (no matching close)", line=line)
@@ -344,7 +365,7 @@ class _Builder:
                     raw.body = [Text(Span(t[2], t[3]), t[1]) for t in inner]
                     self.body.append(raw)
                 else:
-                    self._statement(span, [t for t in inner if t[0] != "whitespace"], "".join(t[1] for t in inner))
+                    self._statement(span, inner)
                 i = j + 1
             else:  # pragma: no cover - the lexer yields nothing else at top level
                 i += 1
@@ -358,12 +379,15 @@ class _Builder:
         capture = self.captures.get(expr.root) if expr.path else None
         self.body.append(Slot(span, expr, alias_of=alias, alias_options=options, capture=capture))
 
-    def _statement(self, span: Span, words: list[tuple[str, str, int, int]], inner: str) -> None:
+    def _statement(self, span: Span, located: list[tuple[str, str, int, int]]) -> None:
+        words = [t for t in located if t[0] != "whitespace"]
+        inner = "".join(t[1] for t in located)
         tag = words[0][1] if words else ""
         rest = inner.strip()[len(tag) :].strip()
         if rest.endswith(":"):  # `{% if x: %}`: jinja2 skips a colon before a block's body
             rest = rest[:-1].rstrip()  # (no expression or name ends with one)
-        if tag in _BLOCK_TAGS or (tag == "set" and "=" not in rest):
+        assign = _assignment(located) if tag == "set" else None
+        if tag in _BLOCK_TAGS or (tag == "set" and assign is None):
             block = Block(tag, span, None)
             if tag == "set":
                 block.target = rest.split("|", 1)[0].strip()
@@ -386,9 +410,9 @@ class _Builder:
             expr = _described(rest) if tag == "elif" and rest else None
             self.body.append(Tag(span, tag, expr=expr))
         elif tag == "set":
-            target, _, value = rest.partition("=")
-            expr = _described(value)
-            name = target.strip()
+            assert assign is not None
+            name = "".join(t[1] for t in located[:assign]).strip()[len(tag) :].strip()
+            expr = _described("".join(t[1] for t in located[assign + 1 :]))
             # A set of a known alias keeps following it to its source.
             if expr.path and len(expr.path) == 1 and expr.root in self.aliases and not expr.calls:
                 expr = self.aliases[expr.root]
