@@ -642,7 +642,7 @@ def test_the_proof_reads_the_names_jinja2s_meta_module_reads(source: str) -> Non
     from promptlint.loaders.jinja import environment
 
     env = environment()
-    code, names = _compile(env, load_text("p.j2", source).jinja_tree)
+    code, names = _compile(env, env.parse(source))
     assert names == meta.find_undeclared_variables(env.parse(source))
     # And the code is the template's: it renders as env.from_string's (or fails as it fails:
     # generated values cannot satisfy every expression, and the proof then renders the IR).
@@ -660,8 +660,14 @@ def test_the_loaders_parse_tree_is_jinja2s_own() -> None:
     # The proof compiles the tree the loader parsed: it is the tree env.parse makes of the source.
     from promptlint.loaders.jinja import environment
 
+    # (Where every tag is an if, a for or a set, the loader checks the template without the
+    # whole parse and keeps no tree: the proof then parses the text.)
+    kept = 0
     for source in [*_NAMED_TEMPLATES, "{{ 'a\r\nb' }}\r\n{% raw %}{{ x }}{% endraw %}\n", f"{RULES}\n"]:
-        assert load_text("p.j2", source).jinja_tree == environment().parse(source), source
+        tree = load_text("p.j2", source).jinja_tree
+        assert tree is None or tree == environment().parse(source), source
+        kept += tree is not None
+    assert kept >= 3
 
 
 def test_the_proof_renders_from_the_loaders_tree_as_from_the_text() -> None:
@@ -678,9 +684,11 @@ def test_the_proof_renders_from_the_loaders_tree_as_from_the_text() -> None:
 def test_a_template_proved_twice_is_parsed_again_the_second_time() -> None:
     # Compiling folds constants in the tree: the proof takes the template's tree, and a
     # second proof of the same template parses its text.
-    source = f"Now: {{{{ now() }}}} ({{{{ 60 * 60 }}}} s)\n\n{RULES}\n"
+    # (a macro: the loader keeps jinja2's tree of a template whose tags it does not check itself)
+    macro = "{% macro unit() %}s{% endmacro %}"
+    source = f"{macro}Now: {{{{ now() }}}} ({{{{ 60 * 60 }}}} {{{{ unit() }}}})\n\n{RULES}\n"
     template = load_text("p.j2", source)
-    moved = f"{RULES}\n\nNow: {{{{ now() }}}} ({{{{ 60 * 60 }}}} s)\n"
+    moved = f"{macro}{RULES}\n\nNow: {{{{ now() }}}} ({{{{ 60 * 60 }}}} {{{{ unit() }}}})\n"
     assert template.jinja_tree is not None
     first = prove(template, moved)
     assert template.jinja_tree is None

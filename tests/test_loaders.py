@@ -534,10 +534,10 @@ def test_jinja_templates_fail_as_jinja2s_own_parse_fails() -> None:
         except TemplateSyntaxError as exc:
             expected = (exc.message, exc.lineno)
         try:
-            jinja._lex_and_parse(jinja.environment(), source)
+            jinja.load("t.j2", source)
             got: object = None
-        except TemplateSyntaxError as exc:
-            got = (exc.message, exc.lineno)
+        except LoadError as exc:
+            got = (exc.message.removeprefix("malformed Jinja template: "), exc.line)
         assert got == expected, source
 
 
@@ -620,3 +620,53 @@ def test_jinja_comment_left_open_at_the_end_is_a_comment(load) -> None:  # type:
     t = load(source, "jinja")
     assert [s.tag for s in t.segments if isinstance(s, Tag)] == ["comment"]
     assert t.segments[-1].span.end == len(source)
+
+
+_STRUCTURES = [
+    "{% if a %}x{% elif b %}y{% else %}z{% endif %}",
+    "{% if a %}x{% else %}y{% else %}z{% endif %}",
+    "{% if a %}x{% else %}y{% elif b %}z{% endif %}",
+    "{% for a in b %}x{% else %}y{% endfor %}",
+    "{% for a in b %}x{% else %}y{% else %}z{% endfor %}",
+    "{% for a in b %}x{% elif c %}y{% endfor %}",
+    "{% else %}", "{% endif %}", "{% elif a %}",
+    "{% set x %}a{% else %}b{% endset %}",
+    "{% set x | upper %}a{% endset %}{% set y = x %}{{ y }}",
+    "{% if a %}{% for b in c %}{% endif %}{% endfor %}",
+    "{% if a %}{% for b in c %}{% endfor %}",
+    "{% if a %}x{% endif b %}", "{% if a %}x{% else b %}{% endif %}", "{% if a %}x{% endif: %}",
+    "{% if a: %}x{% elif b: %}{% else: %}{% endif %}",
+    "{% if a if b else c %}x{% endif %}", "{% if a, b %}x{% endif %}", "{% if %}x{% endif %}",
+    "{% if a %}x{% elif %}y{% endif %}", "{% if a %}x{% elif b if c else d %}y{% endif %}",
+    "{% for a in b:: %}x{% endfor %}", "{% set x = 1 %}{% set 1 = x %}", "{% set x | f(k=1) %}a{% endset %}",
+    "{% %}", "{% if a %}{% include 'b' %}{% endif %}", "{% if a %}{% break %}{% endif %}",
+    "{% if a %}" * 70 + "x" + "{% endif %}" * 70,
+    "{% if a %}" * 300 + "x" + "{% endif %}" * 300,
+]
+
+
+@pytest.mark.parametrize("source", _STRUCTURES)
+def test_jinja_block_structure_is_read_as_jinja2_parses_it(source: str) -> None:
+    # The loader checks the block structure of templates made of if/for/set itself, and
+    # parses each tag alone (see loaders/jinja.py, _Checks): it must accept exactly what
+    # jinja2's parse accepts, and parse the template whole where it cannot vouch for it.
+    from jinja2 import TemplateSyntaxError
+
+    try:
+        jinja.environment().parse(source)
+        expected: object = None
+    except TemplateSyntaxError as exc:
+        expected = (exc.message, exc.lineno)
+    except RecursionError:
+        expected = RecursionError
+    try:
+        loaded = jinja.load("t.j2", source)
+        got: object = None
+    except LoadError as exc:
+        got = (exc.message.removeprefix("malformed Jinja template: "), exc.line)
+    except RecursionError:
+        got = RecursionError
+    assert got == expected
+    if got is None:  # the whole parse was spared where the tags are all if/for/set and shallow
+        simple = not any(tag in source for tag in ("include", "break", "else:")) and source.count("{% if") < 64
+        assert (loaded.jinja_tree is None) is simple

@@ -53,31 +53,31 @@ def _colon(rng: random.Random) -> str:
     return rng.choice(["", "", "", ":", " :"])
 
 
-def _node(rng: random.Random, depth: int, in_loop: bool) -> str:
-    r = rng.random()
+def _node(rng: random.Random, depth: int, in_loop: bool, simple: bool) -> str:
+    r = rng.random() * (0.77 if simple else 1.0)
     if depth > 4 or r < 0.3:
         return rng.choice(_TEXTS)
     if r < 0.45:
         return f"{rng.choice(['{{', '{{-', '{{+'])} {rng.choice(_EXPRESSIONS)} {rng.choice(['}}', '-}}', '+}}'])}"
     if r < 0.55:
-        parts = [_tag(rng, "if " + rng.choice(_EXPRESSIONS) + _colon(rng)), _body(rng, depth, in_loop)]
+        parts = [_tag(rng, "if " + rng.choice(_EXPRESSIONS) + _colon(rng)), _body(rng, depth, in_loop, simple)]
         for _ in range(rng.randrange(3)):
-            parts += [_tag(rng, "elif " + rng.choice(_EXPRESSIONS) + _colon(rng)), _body(rng, depth, in_loop)]
+            parts += [_tag(rng, "elif " + rng.choice(_EXPRESSIONS) + _colon(rng)), _body(rng, depth, in_loop, simple)]
         if rng.random() < 0.5:
-            parts += [_tag(rng, "else" + _colon(rng)), _body(rng, depth, in_loop)]
+            parts += [_tag(rng, "else" + _colon(rng)), _body(rng, depth, in_loop, simple)]
         return "".join(parts) + _tag(rng, "endif")
     if r < 0.65:
         head = (f"for {rng.choice(_TARGETS)} in {rng.choice(_EXPRESSIONS)}"
                 + rng.choice(["", " if a", " recursive", " if a recursive"]) + _colon(rng))
-        parts = [_tag(rng, head), _body(rng, depth, True)]
+        parts = [_tag(rng, head), _body(rng, depth, True, simple)]
         if rng.random() < 0.3:
-            parts += [_tag(rng, "else" + _colon(rng)), _body(rng, depth, in_loop)]
+            parts += [_tag(rng, "else" + _colon(rng)), _body(rng, depth, in_loop, simple)]
         return "".join(parts) + _tag(rng, "endfor")
     if r < 0.72:
         return _tag(rng, f"set {rng.choice(_TARGETS)} = {rng.choice(_EXPRESSIONS)}")
     if r < 0.77:
         head = f"set {rng.choice(_TARGETS)}" + rng.choice(["", " | upper", " | indent(width=2)"]) + _colon(rng)
-        return _tag(rng, head) + _body(rng, depth, in_loop) + _tag(rng, "endset")
+        return _tag(rng, head) + _body(rng, depth, in_loop, simple) + _tag(rng, "endset")
     if r < 0.8:
         return "{# c " + rng.choice(["", "{{ x }}", "%}"]) + " #}"
     if r < 0.83:
@@ -87,41 +87,46 @@ def _node(rng: random.Random, depth: int, in_loop: bool) -> str:
     if r < 0.89:
         return _tag(rng, rng.choice(["include 'a.j2'", "import 'm' as m", "from 'm' import x", "extends 'b.j2'"]))
     if r < 0.92:
-        return _tag(rng, "macro m(a, b=1)" + _colon(rng)) + _body(rng, depth, False) + _tag(rng, "endmacro")
+        return _tag(rng, "macro m(a, b=1)" + _colon(rng)) + _body(rng, depth, False, simple) + _tag(rng, "endmacro")
     if r < 0.94:
-        return _tag(rng, "with a = 1") + _body(rng, depth, in_loop) + _tag(rng, "endwith")
+        return _tag(rng, "with a = 1") + _body(rng, depth, in_loop, simple) + _tag(rng, "endwith")
     if r < 0.96:
-        return _tag(rng, "block b" + _colon(rng)) + _body(rng, depth, in_loop) + _tag(rng, "endblock")
+        return _tag(rng, "block b" + _colon(rng)) + _body(rng, depth, in_loop, simple) + _tag(rng, "endblock")
     if r < 0.98:
-        return _tag(rng, "filter upper") + _body(rng, depth, in_loop) + _tag(rng, "endfilter")
+        return _tag(rng, "filter upper") + _body(rng, depth, in_loop, simple) + _tag(rng, "endfilter")
     return _tag(rng, rng.choice(["trans", "do x", "autoescape true", "call m()", "unknown", "", "endif", "else"]))
 
 
-def _body(rng: random.Random, depth: int, in_loop: bool) -> str:
-    return "".join(_node(rng, depth + 1, in_loop) for _ in range(rng.randrange(4)))
+def _body(rng: random.Random, depth: int, in_loop: bool, simple: bool = False) -> str:
+    return "".join(_node(rng, depth + 1, in_loop, simple) for _ in range(rng.randrange(4)))
 
 
 def _broken(rng: random.Random, source: str) -> str:
-    """``source``, or (half the time) ``source`` with one thing broken."""
+    """``source``, or (half the time) ``source`` with one thing broken: a slice dropped, two
+    tags swapped, a tag dropped, or a stray ``else``, ``elif`` or end tag put in (mostly just
+    before or after a tag, where it meets a block)."""
     if rng.random() < 0.5:
         return source
-    way = rng.randrange(4)
-    if way == 0 and len(source) > 2:  # a slice dropped
+    way = rng.randrange(5)
+    if way == 0 and len(source) > 2:
         i = rng.randrange(len(source))
         return source[:i] + source[min(len(source), i + rng.randrange(1, 12)):]
     tags = [m.span() for m in re.finditer(r"\{%.*?%\}", source)]
-    if way == 1 and len(tags) >= 2:  # two tags swapped
+    if way == 1 and len(tags) >= 2:
         a, b = sorted(rng.sample(tags, 2))
         return source[: a[0]] + source[b[0] : b[1]] + source[a[1] : b[0]] + source[a[0] : a[1]] + source[b[1] :]
-    stray = _tag(rng, rng.choice(["else", "elif b", "endif", "endfor", "endset"]))
-    if way == 2:
-        return source + stray
-    i = rng.randrange(len(source) + 1)
+    if way == 2 and tags:
+        a = rng.choice(tags)
+        return source[: a[0]] + source[a[1] :]
+    stray = _tag(rng, rng.choice(["else", "elif b", "endif", "endfor", "endset", "else"]))
+    edges = [edge for span in tags for edge in span]
+    i = rng.choice(edges) if edges and rng.random() < 0.8 else rng.randrange(len(source) + 1)
     return source[:i] + stray + source[i:]
 
 
 def template(rng: random.Random) -> str:
-    return _broken(rng, _body(rng, 0, False))
+    """A template; half of them hold only text, output tags, ``if``, ``for`` and ``set``."""
+    return _broken(rng, _body(rng, 0, False, simple=rng.random() < 0.5))
 
 
 def _problems(source: str) -> Iterator[str]:

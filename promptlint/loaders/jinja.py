@@ -1,9 +1,11 @@
 """Jinja2 templates, read with jinja2's own lexer and parser.
 
-jinja2 validates the whole template (``Environment.parse``), its lexer
-(``Lexer.tokeniter``) gives the token stream from which segments and their exact
-offsets are built, and every expression is parsed by jinja2 into its AST, from which
-the variable paths, calls, filters and format strings are read. Nothing is rendered.
+jinja2's lexer (``Lexer.tokeniter``) gives the token stream from which segments and their
+exact offsets are built, and every expression is parsed by jinja2 into its AST, from which
+the variable paths, calls, filters and format strings are read. jinja2's parser validates
+the template: each tag alone where every tag is an ``if``, ``for`` or ``set`` (the builder
+checks the block structure, see :class:`_Checks`), else the whole template
+(``Environment.parse``). Nothing is rendered.
 """
 
 from __future__ import annotations
@@ -96,7 +98,16 @@ def load(path: str, source: str) -> Template:
 
     env = environment()
     try:
-        lexed, tree = _lex_and_parse(env, source)
+        lexed = list(lexer().tokeniter(source, None))
+        try:
+            # Most templates hold only the tags whose reading the builder checks itself,
+            # each tag parsed alone by jinja2 (see _Checks): the whole parse is spared.
+            segments, tree = _Builder(path, source, lexed, _Checks()).build(), None
+        except (_Unsure, LoadError, TemplateSyntaxError):
+            # jinja2's own parse (and its message for a malformed template), then the
+            # builder as it reads a template jinja2 accepts
+            tree = _parse(env, lexed)
+            segments = _Builder(path, source, lexed).build()
     except TemplateSyntaxError as exc:
         raise LoadError(f"malformed Jinja template: {exc.message}", line=exc.lineno) from None
     except ValueError as exc:  # jinja2's lexer calls int() on a literal of any length
@@ -104,28 +115,83 @@ def load(path: str, source: str) -> Template:
             raise
         raise LoadError(f"malformed Jinja template: an integer literal longer than "
                         f"{sys.get_int_max_str_digits()} digits") from None
-    segments = _Builder(path, source, lexed).build()
     template = Template(path=path, syntax="jinja", source=source, segments=segments)
     template.jinja_tree = tree
     return template
 
 
-def _lex_and_parse(env: SandboxedEnvironment, source: str) -> tuple[list[tuple[int, str, str]], nodes.Template]:
-    """The lexer's raw tokens of ``source`` and jinja2's parse tree of them: what
-    ``env.parse(source)`` returns, with the file lexed once for both (the parser reads the
-    tokens lexed here, through the stream ``env.parse`` would build from them)."""
+def _parse(env: SandboxedEnvironment, lexed: list[tuple[int, str, str]]) -> nodes.Template:
+    """jinja2's parse tree of a template's raw tokens: the parser reads them through the
+    stream ``env.parse`` would build from them."""
     from jinja2.lexer import TokenStream
     from jinja2.parser import Parser
 
-    lex = lexer()
-    lexed = list(lex.tokeniter(source, None))
     parser = Parser(env, "")  # its own stream (of nothing) is replaced by the tokens lexed here
-    stream = TokenStream(lex.wrap(iter(lexed)), None, None)
+    stream = TokenStream(lexer().wrap(iter(lexed)), None, None)
     for extension in env.iter_extensions():
         filtered = extension.filter_stream(stream)
         stream = filtered if isinstance(filtered, TokenStream) else TokenStream(filtered, None, None)
     parser.stream = stream
-    return lexed, parser.parse()
+    return parser.parse()
+
+
+class _Unsure(Exception):
+    """A template :class:`_Checks` cannot vouch for: jinja2 parses it whole."""
+
+
+# Deeper than this, a template is parsed whole: jinja2's parser recurses, and a template
+# too deep for it is one promptlint does not read either.
+_CHECKED_DEPTH = 64
+
+
+class _Checks:
+    """What jinja2's parser would check of a template, checked as the builder reads it, for
+    templates whose tags are all ``if``/``elif``/``else``, ``for``/``else``, ``set`` (both
+    forms) and their end tags. Each tag is parsed alone by jinja2, in the smallest template
+    that holds it (once per tag text: prompts repeat their tags); output tags are parsed
+    alone by the builder already (``_described``); what remains is the block structure:
+    each end tag closing the innermost block, ``elif`` only in an ``if`` before its
+    ``else``, one ``else``, every block closed. Anything else raises :class:`_Unsure`.
+    jinja2's parser reads ``subparse``'s tokens the same way in any block, so a tag parsed
+    alone is parsed as in its template. tools/fuzz_jinja.py and tests/test_jinja_fuzz.py
+    hold the loader to jinja2's own parse on generated templates, valid and broken."""
+
+    def __init__(self) -> None:
+        self.open: list[list[str]] = []  # each open block: [its tag, "else" once one is met]
+
+    def statement(self, located: list[tuple[str, str, int, int]], tag: str, assign: bool) -> None:
+        words = [t for t in located if t[0] != "whitespace"]
+        inner = "".join(t[1] for t in located)
+        top = self.open[-1] if self.open else ["", ""]
+        if len(words) == 1 and tag in ("else", "endif", "endfor", "endset"):
+            if tag == "else" and top[0] in ("if", "for") and not top[1]:
+                top[1] = "else"
+            elif tag[3:] == top[0]:
+                self.open.pop()
+            else:
+                raise _Unsure
+            return
+        if tag == "elif" and top[0] == "if" and not top[1]:
+            _parses("{% if 1 %}{%" + inner + "%}{% endif %}")
+        elif tag in ("if", "for") or (tag == "set" and not assign):
+            _parses("{%" + inner + "%}{% end" + tag + " %}")
+            self.open.append([tag, ""])
+            if len(self.open) > _CHECKED_DEPTH:
+                raise _Unsure
+        elif tag == "set":
+            _parses("{%" + inner + "%}")
+        else:
+            raise _Unsure
+
+    def end(self) -> None:
+        if self.open:
+            raise _Unsure
+
+
+@lru_cache(maxsize=4096)
+def _parses(source: str) -> None:
+    """Raises jinja2's error where it does not parse ``source``."""
+    environment().parse(source)
 
 
 # ---------------------------------------------------------------------------------------
@@ -278,10 +344,12 @@ def _assignment(located: list[tuple[str, str, int, int]]) -> int | None:
 
 
 class _Builder:
-    def __init__(self, path: str, source: str, lexed: list[tuple[int, str, str]]) -> None:
+    def __init__(self, path: str, source: str, lexed: list[tuple[int, str, str]],
+                 checks: _Checks | None = None) -> None:
         self.path = path
+        self.checks = checks  # None where jinja2 has parsed the template
         self.source = source
-        self.lexed = lexed  # the lexer's raw tokens (``_lex_and_parse``)
+        self.lexed = lexed  # the lexer's raw tokens (``load``)
         self.root: list[Segment] = []
         self.stack: list[tuple[Block, str]] = []
         self.aliases: dict[str, Expr] = {}
@@ -347,8 +415,10 @@ class _Builder:
                 j = i + 1
                 while j < len(tokens) and tokens[j][0] != closing:
                     j += 1
-                if j == len(tokens) and kind == "comment_begin":
-                    # an open ``{#`` that ends the text (one line break after it at most): jinja2 lexes it as a comment
+                if j == len(tokens) and kind in ("comment_begin", "raw_begin"):
+                    # An open ``{#`` or ``{% raw %}`` that ends the text (one line break after
+                    # it at most): jinja2's lexer stops there, and the template renders
+                    # nothing of it, as of a comment.
                     self.body.append(Tag(Span(start, tokens[-1][3]), "comment"))
                     break
                 if j == len(tokens):
@@ -369,6 +439,8 @@ class _Builder:
                 i = j + 1
             else:  # pragma: no cover - the lexer yields nothing else at top level
                 i += 1
+        if self.checks is not None:
+            self.checks.end()
         return self.root
 
     def _slot(self, span: Span, expr_source: str) -> None:
@@ -387,6 +459,8 @@ class _Builder:
         if rest.endswith(":"):  # `{% if x: %}`: jinja2 skips a colon before a block's body
             rest = rest[:-1].rstrip()  # (no expression or name ends with one)
         assign = _assignment(located) if tag == "set" else None
+        if self.checks is not None:
+            self.checks.statement(located, tag, assign is not None)
         if tag in _BLOCK_TAGS or (tag == "set" and assign is None):
             block = Block(tag, span, None)
             if tag == "set":
