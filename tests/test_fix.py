@@ -658,7 +658,7 @@ def test_the_proof_reads_the_names_jinja2s_meta_module_reads(source: str) -> Non
 
 def test_the_loaders_parse_tree_is_jinja2s_own() -> None:
     # The proof compiles the tree the loader parsed: it is the tree env.parse makes of the source.
-    from promptlint.loaders.jinja import environment
+    from promptlint.loaders.jinja import environment, parse_tree
 
     # (Where every tag is an if, a for or a set, the loader checks the template without the
     # whole parse and keeps no tree: the proof then parses the text.)
@@ -667,6 +667,7 @@ def test_the_loaders_parse_tree_is_jinja2s_own() -> None:
         tree = load_text("p.j2", source).jinja_tree
         assert tree is None or tree == environment().parse(source), source
         kept += tree is not None
+        assert parse_tree(source) == environment().parse(source), source  # what the proof parses where none was kept
     assert kept >= 3
 
 

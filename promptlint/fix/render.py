@@ -124,7 +124,7 @@ def render_jinja(sources: Sequence[str], rounds: int, salt: str, abstract_clock:
     ``trees``: jinja2's parse tree of each source where the loader kept one (a Jinja
     :class:`Template`'s ``jinja_tree``), compiled instead of parsing the source again; the
     caller no longer uses a tree it gives (compiling folds constants in it)."""
-    from promptlint.loaders.jinja import environment
+    from promptlint.loaders.jinja import environment, parse_tree
 
     env = environment()
     try:
@@ -132,7 +132,7 @@ def render_jinja(sources: Sequence[str], rounds: int, salt: str, abstract_clock:
         compiled = []
         for index, source in enumerate(sources):
             tree = trees[index] if trees is not None and index < len(trees) else None
-            code, undeclared = _compile(env, tree if tree is not None else env.parse(source))
+            code, undeclared = _compile(env, tree if tree is not None else parse_tree(source))
             names |= undeclared
             compiled.append(env.template_class.from_code(env, code, env.make_globals(None), None))
         return [

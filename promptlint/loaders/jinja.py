@@ -120,6 +120,12 @@ def load(path: str, source: str) -> Template:
     return template
 
 
+def parse_tree(source: str) -> nodes.Template:
+    """``environment().parse(source)``, lexed by :func:`lexer` (what a template's
+    ``jinja_tree`` holds where the loader parsed it whole)."""
+    return _parse(environment(), list(lexer().tokeniter(source, None)))
+
+
 def _parse(env: SandboxedEnvironment, lexed: list[tuple[int, str, str]]) -> nodes.Template:
     """jinja2's parse tree of a template's raw tokens: the parser reads them through the
     stream ``env.parse`` would build from them."""
