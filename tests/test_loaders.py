@@ -670,3 +670,10 @@ def test_jinja_block_structure_is_read_as_jinja2_parses_it(source: str) -> None:
     if got is None:  # the whole parse was spared where the tags are all if/for/set and shallow
         simple = not any(tag in source for tag in ("include", "break", "else:")) and source.count("{% if") < 64
         assert (loaded.jinja_tree is None) is simple
+
+
+@pytest.mark.parametrize("source", ["{{#}}x{{/each}}", "Intro\n{{# }}\nx\n{{/}}\n", "{{#~}}x{{/x}}"])
+def test_mustache_section_that_names_nothing_is_malformed(source: str) -> None:
+    with pytest.raises(LoadError) as info:
+        load_text("p.mustache", source, "mustache")
+    assert "names nothing" in info.value.message and "\n" not in info.value.message

@@ -187,6 +187,9 @@ class _Parser:
                 if params:
                     content = content[: params.start()]
                 words = content.split(None, 1)
+                if not words:
+                    raise LoadError(f"section tag {one_line(self.source[start:end])} names nothing",
+                                    line=self._line(start))
                 helper = words[0] if sigil == "#" and len(words) > 1 else None
                 expr = describe(words[1] if helper else content)
                 kind = block_kind(helper, sigil)
