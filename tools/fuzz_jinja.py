@@ -25,13 +25,10 @@ from __future__ import annotations
 
 import random
 import re
-import sys
-import time
-import traceback
 from collections.abc import Iterator
 from typing import TextIO
 
-from fuzzing import command_line
+from fuzzing import broken, campaign, command_line, untiled
 
 _EXPRESSIONS = [
     "a", "a.b", "a[0]", "a|upper", "a | sort(attribute='n')", "a if b else c", "a, b", "'s'", '"%H:%M"', "1_0",
@@ -101,32 +98,16 @@ def _body(rng: random.Random, depth: int, in_loop: bool, simple: bool = False) -
     return "".join(_node(rng, depth + 1, in_loop, simple) for _ in range(rng.randrange(4)))
 
 
-def _broken(rng: random.Random, source: str) -> str:
-    """``source``, or (half the time) ``source`` with one thing broken: a slice dropped, two
-    tags swapped, a tag dropped, or a stray ``else``, ``elif`` or end tag put in (mostly just
-    before or after a tag, where it meets a block)."""
-    if rng.random() < 0.5:
-        return source
-    way = rng.randrange(5)
-    if way == 0 and len(source) > 2:
-        i = rng.randrange(len(source))
-        return source[:i] + source[min(len(source), i + rng.randrange(1, 12)):]
-    tags = [m.span() for m in re.finditer(r"\{%.*?%\}", source)]
-    if way == 1 and len(tags) >= 2:
-        a, b = sorted(rng.sample(tags, 2))
-        return source[: a[0]] + source[b[0] : b[1]] + source[a[1] : b[0]] + source[a[0] : a[1]] + source[b[1] :]
-    if way == 2 and tags:
-        a = rng.choice(tags)
-        return source[: a[0]] + source[a[1] :]
-    stray = _tag(rng, rng.choice(["else", "elif b", "endif", "endfor", "endset", "else"]))
-    edges = [edge for span in tags for edge in span]
-    i = rng.choice(edges) if edges and rng.random() < 0.8 else rng.randrange(len(source) + 1)
-    return source[:i] + stray + source[i:]
+_TAGS = re.compile(r"\{%.*?%\}")
+
+
+def _stray(rng: random.Random) -> str:
+    return _tag(rng, rng.choice(["else", "elif b", "endif", "endfor", "endset", "else"]))
 
 
 def template(rng: random.Random) -> str:
     """A template; half of them hold only text, output tags, ``if``, ``for`` and ``set``."""
-    return _broken(rng, _body(rng, 0, False, simple=rng.random() < 0.5))
+    return broken(rng, _body(rng, 0, False, simple=rng.random() < 0.5), _TAGS, _stray)
 
 
 def _problems(source: str) -> Iterator[str]:
@@ -150,14 +131,9 @@ def _problems(source: str) -> Iterator[str]:
     if not valid:
         yield "jinja2 does not parse it, the loader read it"
         return
-    covered = 0
-    for segment in loaded.segments:
-        if segment.span.start != covered:
-            yield f"the segments do not tile the source at {covered}"
-            return
-        covered = segment.span.end
-    if covered != len(source):
-        yield f"the segments end at {covered} of {len(source)}"
+    gap = untiled(loaded)
+    if gap is not None:
+        yield gap
     result = check_text(source, "fuzz.j2", syntax="jinja")
     if result.error:
         yield f"the check says: {result.error}"
@@ -166,21 +142,7 @@ def _problems(source: str) -> Iterator[str]:
 def run(seed: int, count: int | None = None, seconds: float | None = None,
         out: TextIO | None = None) -> tuple[int, int]:
     """Fuzz ``count`` templates (or for ``seconds``); (templates tried, templates that failed)."""
-    stream = out if out is not None else sys.stdout
-    rng = random.Random(seed)
-    tried = failed = 0
-    start = time.monotonic()
-    while (count is None or tried < count) and (seconds is None or time.monotonic() - start < seconds):
-        source = template(rng)
-        tried += 1
-        try:
-            found = list(_problems(source))
-        except Exception:  # noqa: BLE001 - every exception is a finding of the fuzz
-            found = ["raised:\n" + traceback.format_exc(limit=6)]
-        if found:
-            failed += 1
-            print(f"FAILED: {'; '.join(found)}\n  template: {source!r}", file=stream)
-    return tried, failed
+    return campaign(seed, count, seconds, out, template, _problems, lambda source: f"template: {source!r}")
 
 
 def main() -> int:

@@ -30,13 +30,10 @@ from __future__ import annotations
 
 import random
 import re
-import sys
-import time
-import traceback
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from fuzzing import command_line
+from fuzzing import broken, campaign, command_line, untiled
 
 _TEXTS = ["You are Atlas. ", "\n", "Rules:\r\n", " { x } ", "}}", "{", "é ", "\r", "Now: ", "  ", "- item\n",
           "Current time: ", "a: b\n", "}", "{{", "\t"]
@@ -176,26 +173,6 @@ def _go_body(rng: random.Random, depth: int, in_loop: bool) -> str:
 _TAG = re.compile(r"\{\{.*?\}\}", re.DOTALL)
 
 
-def _broken(rng: random.Random, source: str, strays: tuple[str, ...]) -> str:
-    """``source``, or (half the time) ``source`` with one thing broken."""
-    if rng.random() < 0.5:
-        return source
-    way = rng.randrange(4)
-    if way == 0 and len(source) > 2:
-        i = rng.randrange(len(source))
-        return source[:i] + source[min(len(source), i + rng.randrange(1, 12)):]
-    tags = [m.span() for m in _TAG.finditer(source)]
-    if way == 1 and len(tags) >= 2:
-        a, b = sorted(rng.sample(tags, 2))
-        return source[: a[0]] + source[b[0] : b[1]] + source[a[1] : b[0]] + source[a[0] : a[1]] + source[b[1] :]
-    if way == 2 and tags:
-        a = rng.choice(tags)
-        return source[: a[0]] + source[a[1] :]
-    edges = [edge for span in tags for edge in span]
-    i = rng.choice(edges) if edges and rng.random() < 0.8 else rng.randrange(len(source) + 1)
-    return source[:i] + rng.choice(strays) + source[i:]
-
-
 _SYNTAXES: dict[str, tuple[str, Callable[[random.Random], str], tuple[str, ...]]] = {
     "mustache": ("p.mustache", lambda rng: _mustache_body(rng, 0, False), ("{{/name}}", "{{^x}}", "{{#x}}", "{{/}}")),
     "handlebars": ("p.hbs", lambda rng: _mustache_body(rng, 0, True),
@@ -208,7 +185,7 @@ def template(rng: random.Random) -> tuple[str, str, str]:
     """(syntax, file name, template): Handlebars is read as Mustache (one reader)."""
     grammar = rng.choice(sorted(_SYNTAXES))
     name, body, strays = _SYNTAXES[grammar]
-    return ("mustache" if grammar == "handlebars" else grammar), name, _broken(rng, body(rng), strays)
+    return ("mustache" if grammar == "handlebars" else grammar), name, broken(rng, body(rng), _TAG, lambda r: r.choice(strays))
 
 
 def _problems(syntax: str, name: str, source: str) -> Iterator[str]:
@@ -223,14 +200,9 @@ def _problems(syntax: str, name: str, source: str) -> Iterator[str]:
         if "\n" in exc.message or "\r" in exc.message:
             yield f"the error message spans lines: {exc.message!r}"
         return
-    covered = 0
-    for segment in loaded.segments:
-        if segment.span.start != covered:
-            yield f"the segments do not tile the source at {covered}"
-            return
-        covered = segment.span.end
-    if covered != len(source):
-        yield f"the segments end at {covered} of {len(source)}"
+    gap = untiled(loaded)
+    if gap is not None:
+        yield gap
     result = check_text(source, name, syntax=syntax)
     if result.error:
         yield f"read, but the check says: {result.error}"
@@ -240,21 +212,8 @@ def _problems(syntax: str, name: str, source: str) -> Iterator[str]:
 def run(seed: int, count: int | None = None, seconds: float | None = None,
         out: TextIO | None = None) -> tuple[int, int]:
     """Fuzz ``count`` templates (or for ``seconds``); (templates tried, templates that failed)."""
-    stream = out if out is not None else sys.stdout
-    rng = random.Random(seed)
-    tried = failed = 0
-    start = time.monotonic()
-    while (count is None or tried < count) and (seconds is None or time.monotonic() - start < seconds):
-        syntax, name, source = template(rng)
-        tried += 1
-        try:
-            found = list(_problems(syntax, name, source))
-        except Exception:  # noqa: BLE001 - every exception is a finding of the fuzz
-            found = ["raised:\n" + traceback.format_exc(limit=8)]
-        if found:
-            failed += 1
-            print(f"FAILED ({syntax}): {'; '.join(found)}\n  template: {source!r}", file=stream)
-    return tried, failed
+    return campaign(seed, count, seconds, out, template, lambda case: _problems(*case),
+                    lambda case: f"{case[0]} template: {case[2]!r}")
 
 
 def main() -> int:
