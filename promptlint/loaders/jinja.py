@@ -165,11 +165,11 @@ class _Checks:
     def __init__(self) -> None:
         self.open: list[list[str]] = []  # each open block: [its tag, "else" once one is met]
 
-    def statement(self, located: list[tuple[str, str, int, int]], tag: str, assign: bool) -> None:
-        words = [t for t in located if t[0] != "whitespace"]
-        inner = "".join(t[1] for t in located)
+    def statement(self, tag: str, bare: bool, inner: str, assign: bool) -> None:
+        """A tag: its name, whether it is nothing else (``{% else %}``), its text between
+        the delimiters, and whether it is a ``set`` that assigns."""
         top = self.open[-1] if self.open else ["", ""]
-        if len(words) == 1 and tag in ("else", "endif", "endfor", "endset"):
+        if bare and tag in ("else", "endif", "endfor", "endset"):
             if tag == "else" and top[0] in ("if", "for") and not top[1]:
                 top[1] = "else"
             elif tag[3:] == top[0]:
@@ -466,7 +466,7 @@ class _Builder:
             rest = rest[:-1].rstrip()  # (no expression or name ends with one)
         assign = _assignment(located) if tag == "set" else None
         if self.checks is not None:
-            self.checks.statement(located, tag, assign is not None)
+            self.checks.statement(tag, len(words) == 1, inner, assign is not None)
         if tag in _BLOCK_TAGS or (tag == "set" and assign is None):
             block = Block(tag, span, None)
             if tag == "set":
