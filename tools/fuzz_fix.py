@@ -25,16 +25,13 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 import tempfile
-import time
-import traceback
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from fuzzing import command_line
+from fuzzing import campaign, command_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -119,25 +116,16 @@ def _problems(path: Path, rng: random.Random) -> Iterator[str]:
 def run(seed: int, count: int | None = None, seconds: float | None = None,
         out: TextIO | None = None) -> tuple[int, int]:
     """Fuzz ``count`` inputs (or for ``seconds``); (inputs tried, inputs that failed)."""
-    rng = random.Random(seed)
-    stream = out if out is not None else sys.stdout
-    tried = failed = 0
-    start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="promptlint-fuzz-") as folder:
-        while (count is None or tried < count) and (seconds is None or time.monotonic() - start < seconds):
+
+        def draw(rng: random.Random) -> tuple[Path, bytes, random.Random]:
             text = _text(rng)
             path = Path(folder) / f"p{rng.choice(_EXTENSIONS)}"
             path.write_bytes(_bytes(rng, text))
-            data = path.read_bytes()
-            tried += 1
-            try:
-                found = list(_problems(path, rng))
-            except Exception:  # noqa: BLE001 - every exception is a finding of the fuzz
-                found = ["raised:\n" + traceback.format_exc(limit=6)]
-            if found:
-                failed += 1
-                print(f"FAILED ({path.suffix}): {'; '.join(found)}\n  input: {data!r}", file=stream)
-    return tried, failed
+            return path, path.read_bytes(), rng  # the checks draw from the same stream
+
+        return campaign(seed, count, seconds, out, draw, lambda case: _problems(case[0], case[2]),
+                        lambda case: f"{case[0].suffix} input: {case[1]!r}")
 
 
 def main() -> int:

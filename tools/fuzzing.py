@@ -1,7 +1,7 @@
 """What the fuzz tools share: the command line (``--seconds`` and ``--seed``, one summary
-line, exit 1 when an input failed), and for the template fuzzes (``fuzz_jinja.py``,
-``fuzz_templates.py``) their loop, how a template is broken and how its segments are
-checked."""
+line, exit 1 when an input failed), the loop of those that draw an input and check it
+(``fuzz_fix.py``, ``fuzz_jinja.py``, ``fuzz_templates.py``), and for the template fuzzes how
+a template is broken and how its segments are checked."""
 
 from __future__ import annotations
 
