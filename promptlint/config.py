@@ -246,6 +246,11 @@ def _parse_assembly(path: Path, value: Any) -> dict[str, Any]:
     return dict(value)
 
 
+# The highest price a config may give, in USD per million tokens: far above any model's (a
+# hundred-odd at most), and low enough that a cost over a month of calls stays a finite number.
+_MAX_PRICE = 1_000_000
+
+
 def _parse_prices(path: Path, value: Any) -> dict[str, Any]:
     """``[prices]``: flat (``input = 3.0``) or tables keyed by ``provider/model``, model or
     provider, each of USD prices per million tokens (numbers)."""
@@ -258,8 +263,9 @@ def _parse_prices(path: Path, value: Any) -> dict[str, Any]:
         for key, price in table.items():
             if key not in PRICE_KEYS:
                 raise ConfigError(f"{path}: unknown key `{where}{key}` (known: {', '.join(sorted(PRICE_KEYS))})")
-            if isinstance(price, bool) or not isinstance(price, int | float) or price < 0:
-                raise ConfigError(f"{path}: `{where}{key}` must be a price (a number, USD per million tokens)")
+            if isinstance(price, bool) or not isinstance(price, int | float) or not 0 <= price <= _MAX_PRICE:
+                raise ConfigError(f"{path}: `{where}{key}` must be a price (a number from 0 to {_MAX_PRICE:,}, USD "
+                                  "per million tokens)")
 
     if all(key in PRICE_KEYS for key in value):
         numbers(value, "prices.")

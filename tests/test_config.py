@@ -141,6 +141,12 @@ def test_unknown_key_when_checking_a_folder(run_cli, prompts: Path) -> None:  # 
         ("model = 4\n", "model"),
         ('[syntax]\n"*.txt" = "latex"\n', "syntax"),
         ("this is not toml\n", "invalid TOML"),
+        # A price that is not a finite amount: nan and 1e308 gave "$nan" and "$inf" cost lines.
+        ("[prices]\ninput = nan\n", "prices.input"),
+        ("[prices]\ncache_read = inf\n", "prices.cache_read"),
+        ('[prices."gpt-4.1-mini"]\ninput = 1e308\n', 'prices."gpt-4.1-mini".input'),
+        ("[providers.vllm]\nblock_size = 0\n", "providers.vllm.block_size"),
+        ("[providers.openai]\nmodel = \"gpt-4o\"\n", "providers.openai.model"),
     ],
 )
 def test_invalid_values_are_refused(tmp_path: Path, content: str, fragment: str) -> None:

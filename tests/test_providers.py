@@ -248,3 +248,65 @@ def test_normalize_model_and_row_resolution() -> None:
     assert normalize_model("gpt-5.1-chat-latest") == "gpt-5.1-chat-latest"
     assert resolve_row_name("Gemini", None, load_table()) == "gemini-implicit"
     assert resolve_row_name("openai", None, load_table()) == "openai"
+
+
+# Values of every TOML kind, and the edges of numbers a cache model divides or counts by.
+_EDGE_VALUES = [0, -1, 1, 2, 0.5, -0.5, 1e308, float("nan"), float("inf"), 2**63 - 1, True, "x", "", "5m", [],
+                [1], ["a"], {}, {"a": 1}, {"a": "b"}, {"5m": -1}, {"5m": float("nan")}, {"5m": 0}, {"5m": "x"}]
+# A row of each cache model a config can name (the provider that runs it).
+_ROW_OF = {"openai": "openai", "anthropic": "anthropic", "vllm": "vllm", "gemini": "gemini-implicit"}
+
+
+def _overrides_of(row: str, key: str, value: object, in_rule: bool) -> dict[str, object]:
+    return {row: {"models": [{"prefixes": [""], key: value}]}} if in_rule else {row: {key: value}}
+
+
+def test_every_fact_override_is_refused_in_one_line_or_runs_in_every_cache_model() -> None:
+    """Each fact, in a row and in a model rule, set to each kind of value: the config reader
+    refuses it in one line naming the key, or a check runs its cache model on it (the cost line).
+    On 618a6d2, 343 of these were accepted and then raised where the cost line is computed (an
+    internal error of the CLI): `model`/`provider` (TypeError in ProviderFacts), `notes = 0`,
+    `block_size = 0`/`-1`/`0.5`, `lookback_blocks = 0.5`, `simulator = "x"`, `default_ttl = "x"`,
+    `max_breakpoints = 0`, `hit_probability = nan`, `ttl_seconds = {"5m" = "x"}`."""
+    from promptlint.core.analysis import analyze
+    from promptlint.loaders import load_text
+    from promptlint.providers import cost, table
+
+    prompt = "You are Atlas.\nCurrent time: {{ now }}\n" + "Answer in plain words and cite the policy.\n" * 300
+    analysis = analyze(load_text("p.j2", prompt))  # what the check gives the cost line
+    accepted = refused = 0
+    for provider, row in _ROW_OF.items():
+        for key in sorted(table._FIELD_NAMES):
+            for value in _EDGE_VALUES:
+                for in_rule in (False, True):
+                    rows = _overrides_of(row, key, value, in_rule)
+                    try:
+                        table.check_overrides(rows)
+                    except ValueError as exc:
+                        refused += 1
+                        assert "\n" not in str(exc) and (key in str(exc) or "TTL class" in str(exc)), str(exc)
+                        continue
+                    accepted += 1
+                    assert cost.compute(analysis, provider, None, provider_overrides=rows)["summary"], rows
+    assert accepted > 300 and refused > 1500, (accepted, refused)
+
+
+@pytest.mark.parametrize(
+    ("rows", "said"),
+    [
+        ({"openai": {"models": 3}}, "`providers.openai.models` must be a list of tables"),
+        ({"openai": {"models": [{"models": 3}]}}, "`providers.openai.models[0].models` must be a list of strings"),
+        ({"openai": {"models": [{"prefixes": "gpt"}]}}, "`providers.openai.models[0].prefixes` must be a list of strings"),
+        ({"anthropic": {"models": [{"models": ["claude-x"], "default_ttl": "2h"}]}},
+         "`providers.anthropic.models[0].default_ttl` names the TTL class '2h'"),
+    ],
+)
+def test_model_rules_are_checked_as_the_table_reads_them(rows: dict[str, object], said: str) -> None:
+    """A rule list, a rule's selectors and a rule's TTL class are what row_facts reads:
+    `models = 3` was iterated before it was checked (TypeError), `models = [{models = 3}]`
+    reached `in` (TypeError)."""
+    from promptlint.providers.table import check_overrides
+
+    with pytest.raises(ValueError) as refused:
+        check_overrides(rows)
+    assert str(refused.value).startswith(said)

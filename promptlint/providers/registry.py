@@ -78,6 +78,11 @@ def known_providers() -> tuple[str, ...]:
     return KNOWN_PROVIDERS
 
 
+def simulator_names() -> frozenset[str]:
+    """The cache models a table row may name as its ``simulator``."""
+    return frozenset(_SIMULATORS)
+
+
 def find(name: str) -> Provider | None:
     """The provider users call ``name`` (case and spaces ignored), or None."""
     return _BY_NAME.get(name.strip().lower())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import math
 import re
 import tomllib
 from collections.abc import Mapping
@@ -139,38 +140,110 @@ def _kind(value: Any) -> str:
     return kind_of_value(value, mapping="a table", sequence="a list")
 
 
-def _kinds_of_facts() -> dict[str, set[str]]:
-    """The kinds each fact has in the bundled table (its rows and model rules)."""
-    kinds: dict[str, set[str]] = {}
-    for row in bundled_table().get("providers", {}).values():
-        for rule in (row, *row.get("models", ())):
-            for key, value in rule.items():
-                if key in _FIELD_NAMES:
-                    kinds.setdefault(key, set()).add(_kind(value))
-    return kinds
-
-
 def check_overrides(rows: Any) -> None:
     """Validate the config's ``providers`` table before anything reads it: a table of rows,
-    each a table of known facts whose values have the kind the bundled table gives them
-    (``min_cacheable_tokens = "many"`` is refused here, not deep in a cost computation).
-    Raises ValueError with a one-line reason naming the key."""
+    each a table of known facts, each fact of the kind the bundled table gives it and within
+    what the cache models can run on (:data:`_DOMAINS`: ``block_size = 0`` or
+    ``hit_probability = 2`` is refused here, not met as a division by zero deep in a
+    simulation), model rules selected by lists of ids or prefixes, and a ``default_ttl`` that
+    names one of its row's TTL classes. Raises ValueError with a one-line reason naming the key."""
     if not isinstance(rows, Mapping):
         raise ValueError("`providers` must be a table of provider rows")
-    kinds = _kinds_of_facts()
     for row_name, row in rows.items():
         if not isinstance(row, Mapping):
             raise ValueError(f"`providers.{row_name}` must be a table, not {_kind(row)}")
-        _check_keys(row_name, row)
         models = row.get("models", [])
         if not isinstance(models, list) or not all(isinstance(rule, Mapping) for rule in models):
             raise ValueError(f"`providers.{row_name}.models` must be a list of tables")
-        for rule in (row, *models):
+        _check_keys(row_name, row)
+        for rule, where in ((row, f"providers.{row_name}"),
+                            *((rule, f"providers.{row_name}.models[{i}]") for i, rule in enumerate(models))):
             for key, value in rule.items():
-                allowed = kinds.get(key)
-                if allowed and _kind(value) not in allowed:
-                    raise ValueError(f"`providers.{row_name}.{key}` must be {' or '.join(sorted(allowed))}, "
-                                     f"not {_kind(value)}")
+                if key in _RULE_SELECTORS:
+                    if rule is not row and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+                        raise ValueError(f"`{where}.{key}` must be a list of strings, not {_kind(value)}")
+                    continue
+                if key in _SET_BY_RUN:
+                    raise ValueError(f"`{where}.{key}` cannot be set: the row's name and the model are the run's")
+                problem = _out_of_domain(key, value)
+                if problem is not None:
+                    raise ValueError(f"`{where}.{key}` must be {problem}, not {_shown(value)}")
+    _check_ttl_classes(apply_overrides(bundled_table(), {"providers": rows}), rows)
+
+
+# Facts the run sets, never the table: the row's name and the model.
+_SET_BY_RUN = frozenset({"provider", "model"})
+# What a config may set each fact to: (description, test). The cache models divide by block
+# sizes, count breakpoints and look-back blocks, and draw with probabilities as given.
+_WHOLE = "a whole number"
+_DOMAINS: dict[str, tuple[str, Any]] = {
+    **dict.fromkeys(
+        ("granularity", "breakpoint_interval", "block_size", "page_size", "legacy_unit_tokens", "max_breakpoints",
+         "max_writes_per_request", "lookback_blocks", "lookback_first_explicit", "lookback_latest_explicit",
+         "lookback_earlier_eligible"),
+        (f"{_WHOLE} of at least 1", lambda v: _is_whole(v) and v >= 1)),
+    **dict.fromkeys(
+        ("min_cacheable_tokens", "hidden_tokens", "routing_prefix_tokens", "overflow_requests_per_minute",
+         "unit_interval_tokens"),
+        (f"{_WHOLE} of at least 0", lambda v: _is_whole(v) and v >= 0)),
+    **dict.fromkeys(
+        ("read_multiplier", "write_multiplier", "write_1h_multiplier", "window_seconds", "visibility_delay_seconds"),
+        ("a finite number of at least 0", lambda v: _is_number(v) and 0 <= v < math.inf)),
+    "hit_probability": ("a number from 0 to 1", lambda v: _is_number(v) and 0 <= v <= 1),
+    **dict.fromkeys(
+        ("ttl_seconds", "optimistic_ttl_seconds", "max_lifetime_seconds"),
+        ("a table of seconds (finite numbers above 0)",
+         lambda v: isinstance(v, Mapping) and all(_is_number(s) and 0 < s < math.inf for s in v.values()))),
+    "usage_fields": ("a table of strings", lambda v: isinstance(v, Mapping) and all(isinstance(s, str) for s in v.values())),
+    **dict.fromkeys(("description", "source", "as_of", "default_ttl", "from_gpt_version"),
+                    ("a string", lambda v: isinstance(v, str))),
+    "simulator": ("the name of a cache model", lambda v: isinstance(v, str) and v in _simulator_names()),
+    **dict.fromkeys(("legacy_units", "full_blocks_only", "cap_last_token"),
+                    ("true or false", lambda v: isinstance(v, bool))),
+    "notes": ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v)),
+}
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value  # not NaN
+
+
+def _simulator_names() -> frozenset[str]:
+    from promptlint.providers.registry import simulator_names  # the registry reads this module
+
+    return simulator_names()
+
+
+def _out_of_domain(key: str, value: Any) -> str | None:
+    """What ``value`` should be for the fact ``key`` (one the table may set; None: it may be that)."""
+    description, allowed = _DOMAINS[key]
+    if key == "simulator" and isinstance(value, str) and not allowed(value):
+        return f"one of {', '.join(sorted(_simulator_names()))}"
+    return None if allowed(value) else description
+
+
+def _shown(value: Any) -> str:
+    """A refused value as the message shows it: scalars as written, containers by kind."""
+    return repr(value) if isinstance(value, str | int | float) else _kind(value)
+
+
+def _check_ttl_classes(table: Mapping[str, Any], rows: Mapping[str, Any]) -> None:
+    """A ``default_ttl`` (a row's, or a model rule's) names a TTL class of what it resolves
+    to: the rule's ``ttl_seconds`` where it sets them, else the row's."""
+    for row_name in rows:
+        row = table["providers"][row_name]
+        for rule, where in ((row, f"providers.{row_name}"),
+                            *((rule, f"providers.{row_name}.models[{i}]") for i, rule in enumerate(row.get("models", ())))):
+            name = rule.get("default_ttl", row.get("default_ttl"))
+            classes = rule.get("ttl_seconds", row.get("ttl_seconds", {}))
+            if name is not None and name not in classes:
+                known = ", ".join(sorted(classes)) or "none"
+                raise ValueError(f"`{where}.default_ttl` names the TTL class {name!r}, which `ttl_seconds` does "
+                                 f"not have (it has: {known})")
 
 
 def _check_keys(row_name: str, row: Mapping[str, Any]) -> None:
