@@ -141,6 +141,8 @@ def check(
         click.echo("error: --unsafe-fixes applies to a fix: add --fix (write) or --diff (show)", err=True)
         sys.exit(EXIT_FAILED)
 
+    # Read before --fix writes anything: a bad code is refused with every file as it was.
+    selected, ignored = _codes(select, "--select"), _codes(ignore, "--ignore")
     if changed_since is not None:
         from promptlint import changed
 
@@ -174,8 +176,8 @@ def check(
         jobs=jobs or os.cpu_count() or 1,
         model=model,
         provider=provider,
-        select=_codes(select, "--select"),
-        ignore=_codes(ignore, "--ignore"),
+        select=selected,
+        ignore=ignored,
         fail_on=fail_on,
         hook=hook,
         # Only JSON and SARIF say whether a finding is fixable: the other reports skip planning it.

@@ -464,6 +464,8 @@ def load_file(path: Path) -> Config | None:
         stat = path.stat()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    except ValueError:  # a NUL in the name (the Python API's; no command line can hold one)
+        raise ConfigError(f"{str(path)!r}: cannot read (a NUL character in the name)") from None
     if not S_ISREG(stat.st_mode):
         # A FIFO would block the read, a device never end.
         raise ConfigError(f"{path}: not a regular file, not read")

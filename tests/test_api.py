@@ -250,3 +250,14 @@ def test_a_fixed_template_is_held_by_no_cycle(tmp_path: Path, long_rules: str) -
     report, alive = _templates_alive_after(lambda: fix_paths([str(tmp_path)], write=False))
     assert sum(r.changed for r in report.files) >= 4  # type: ignore[attr-defined]
     assert not [p for p in alive if p.startswith(str(tmp_path))]
+
+
+def test_a_config_path_with_a_nul_is_an_error_not_an_exception(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A NUL cannot reach the command line, but the API takes any string: `os.stat` raised
+    ValueError out of check_paths."""
+    from promptlint.api import check_paths
+
+    prompt = tmp_path / "a.md"
+    prompt.write_text("Static.\n", encoding="utf-8")
+    report = check_paths([str(prompt)], config_file="a\x00b.toml")
+    assert report.exit_code() == 2 and "NUL" in report.errors[0]

@@ -28,6 +28,17 @@ def test_unknown_rule_code_on_the_command_line_exits_2_with_the_known_codes(run_
     assert code in line and "PC101" in line and "ALL" in line
 
 
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_check_fix_with_an_unknown_rule_code_writes_nothing(run_cli, write, option, long_rules):
+    """`check --fix --select PC999` wrote the fix, then refused the code (exit 2 with the
+    file changed): the codes are read before anything is written."""
+    source = f"Now: {CLOCK}\n{long_rules}\n"
+    path = write("a.j2", source)
+    result = run_cli("check", "--fix", option, "PC999", str(path))
+    assert result.exit_code == 2 and "PC999" in result.stderr
+    assert path.read_text(encoding="utf-8") == source
+
+
 def test_a_known_prefix_still_selects(run_cli, write, long_rules):
     path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
     assert run_cli("check", str(path), "--select", "pc1").exit_code == 1

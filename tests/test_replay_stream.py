@@ -168,6 +168,14 @@ def test_huge_line_is_refused_at_the_limit_without_reading_it_whole(run_cli, tmp
         list(replay.iter_log(str(path), max_line_bytes=1000))
 
 
+def test_a_line_limit_past_what_a_read_can_take_is_no_limit(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`--max-line-bytes 99999999999999999999` was an internal error (OverflowError in readline)."""
+    path = tmp_path / "log.jsonl"
+    path.write_text(GOOD + "\n", encoding="utf-8")
+    result = run_cli("replay", str(path), "--max-line-bytes", "99999999999999999999")
+    assert result.exit_code in (0, 1) and "internal error" not in result.output
+
+
 def test_invalid_utf8_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "log.jsonl"
     path.write_bytes(GOOD.encode() + b"\n" + b'{"x": "\xff"}\n')

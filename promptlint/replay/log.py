@@ -7,6 +7,7 @@ import itertools
 import json
 import os
 import stat
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -105,9 +106,11 @@ def iter_log(path: str, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iter
     A last line cut short (no newline, not JSON) says so: a log still being written.
     """
     found = False
+    # A limit past what a read can be asked for is no limit: the most a read can take.
+    reach = min(max_line_bytes + 1, sys.maxsize)
     with _open(path) as handle:
         for number in itertools.count(1):
-            raw = handle.readline(max_line_bytes + 1)
+            raw = handle.readline(reach)
             if not raw:
                 break
             where = f"{path}:{number}"
