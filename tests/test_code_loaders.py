@@ -317,6 +317,45 @@ def test_python_positions_count_characters_not_bytes() -> None:
     assert t.source[slot.span.start : slot.span.end] == "now()"
 
 
+@pytest.mark.parametrize("end", ["\n", "", "\r"])
+def test_python_a_lone_cr_ends_a_line_as_ast_counts_lines(end: str) -> None:
+    # Python ends a line at a lone CR (an old Mac line end) too: ast puts this prompt on line
+    # 2, which the reader's lines, split at "\n" only, placed past the source's end (without
+    # a last "\n", an IndexError: "could not read the prompts it builds"). Found by
+    # tools/fuzz_code.py.
+    source = 'import os\rSYSTEM_PROMPT = f"You are Atlas, a coding agent. Now: {now()}"' + end
+    t = load_text("builder.py", source)
+    (slot,) = slots(t)
+    assert t.source[slot.span.start : slot.span.end] == "now()"
+    assert all(0 <= s.span.start <= s.span.end <= len(source) for s in t.prompts[0].segments)
+
+
+def test_python_a_method_whose_self_has_a_default_is_inlined() -> None:
+    # `self=None` is a default too: paired with the arguments left once `self` was dropped,
+    # the defaults outnumbered them (a ValueError from zip). Found by tools/fuzz_code.py.
+    t = py('''
+        class Agent:
+            def _tone(self=None, style="short"):
+                return f"a {style} coding agent"
+            def system_prompt(self):
+                return "You are Atlas, " + self._tone() + "."
+    ''')
+    assert rendered(t) == "You are Atlas, a short coding agent."
+
+
+def test_python_format_reads_an_index_as_str_format_does() -> None:
+    # `{١}` is the decimal 1, `{²}` a digit but no decimal: str.format takes it for a name,
+    # where int() raised a ValueError. Found by tools/fuzz_code.py.
+    t = py('SYSTEM_PROMPT = "You are Atlas, a coding agent for {١} and {²}.".format("A", "B", **extra)\n')
+    assert rendered(t) == "You are Atlas, a coding agent for B and {extra['²']}."
+
+
+def test_python_a_string_times_a_digit_that_is_no_decimal_is_not_a_count() -> None:
+    # `"…" * "²"`: isdigit() let int() see "²" (a ValueError, reported as a reader failure).
+    t = py('SYSTEM_PROMPT = "You are Atlas, a careful coding agent. " * "²" + "Always cite the policy."\n')
+    assert rendered(t) == '{"You are Atlas, a careful coding agent. " * "²"}Always cite the policy.'
+
+
 # --------------------------------------------------------------------------- TypeScript / JavaScript
 
 
@@ -399,6 +438,15 @@ def test_ts_clock_precision_is_read_from_the_expression(expression: str, spec: s
     t = ts(f'export const SYSTEM_PROMPT = `You are Herald, a newsroom assistant. Today: ${{{expression}}}`;\n')
     (slot,) = slots(t)
     assert slot.expr.format_spec == spec
+
+
+@pytest.mark.parametrize("length", ["0x10", "1e1", "16.0"])
+def test_ts_an_iso_prefix_of_a_length_int_does_not_read_is_a_full_timestamp(length: str) -> None:
+    # int() raised a ValueError on a number of another form. Found by tools/fuzz_code.py.
+    t = ts(f'export const SYSTEM_PROMPT = `You are Herald, a newsroom assistant. Today: '
+           f'${{new Date().toISOString().slice(0, {length})}}`;\n')
+    (slot,) = slots(t)
+    assert slot.expr.format_spec is None and "toISOString" in slot.expr.calls
 
 
 def test_ts_sinks_roles_keys_class_fields_and_tsx() -> None:

@@ -49,9 +49,9 @@ class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
         self.run(self.tree.body, self.module)
         self.finish(self.module)
         data = self.source.encode("utf-8")
-        byte_lines = [0]
-        for line in self._lines:
-            byte_lines.append(byte_lines[-1] + len(line.encode("utf-8")) + 1)
+        byte_lines = [0]  # where each line starts in ``data`` (its line end included in the one before)
+        for start, end in zip(self._line_starts, self._line_starts[1:], strict=False):
+            byte_lines.append(byte_lines[-1] + len(self.source[start:end].encode("utf-8")))
         for node in ast.walk(self.tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 # A function whose text holds no prompt word sends no prompt itself (it is

@@ -4,6 +4,7 @@ and class attributes found, name lookup; stubs of the methods its parts share.""
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 
 from promptlint.core.ir import Expr, Span
@@ -13,6 +14,11 @@ from promptlint.loaders.code import (
 )
 from promptlint.loaders.code.python.nodes import _key, _sorts
 from promptlint.loaders.code.reader import Ctx, Reader
+
+# Where Python ends a line, and so where ast's line numbers count from: a lone CR (an old
+# Mac line end) ends one too. Lines split at "\n" alone numbered a file with one past its
+# last line index (an IndexError), or put its spans after the source's end.
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 class PythonBase(Reader):
@@ -31,11 +37,8 @@ class PythonBase(Reader):
             raise LoadError(f"not valid Python ({exc.msg})", line=exc.lineno, column=exc.offset) from None
         except ValueError as exc:  # null bytes and the like
             raise LoadError(f"not valid Python ({exc})") from None
-        self._line_starts = [0]
-        for i, ch in enumerate(source):
-            if ch == "\n":
-                self._line_starts.append(i + 1)
-        self._lines = source.split("\n")
+        self._line_starts = [0] + [m.end() for m in _LINE_END.finditer(source)]
+        self._lines = _LINE_END.split(source)  # each line without its line end
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.memoised: dict[int, str] = {}

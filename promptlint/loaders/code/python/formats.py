@@ -50,7 +50,7 @@ class Formats(PythonBase):
                 if head == "":
                     arg = positional[auto] if auto < len(positional) else None
                     auto += 1
-                elif head.isdigit():
+                elif head.isdecimal():  # an index, as str.format reads one: `{²}` (a digit) is a name
                     arg = positional[int(head)] if int(head) < len(positional) else None
                 else:
                     arg = keywords.get(head)

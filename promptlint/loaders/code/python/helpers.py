@@ -29,11 +29,14 @@ class Helpers(PythonBase):
                      module_level=ctx.module_level, depth=ctx.depth + 1, inlining=True, names=(fn.name,),
                      stack=ctx.stack + (fn.name,))
         args = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        defaults = fn.args.defaults
+        # Paired before `self` is dropped: it may have a default too (`def render(self=None)`),
+        # and then there were more defaults than the arguments left (a ValueError).
+        defaulted = list(zip(args[len(args) - len(defaults):], defaults, strict=True))
         if method and args and args[0] in ("self", "cls"):
             args = args[1:]
-        defaults = fn.args.defaults
-        for name, default in zip(args[len(args) - len(defaults):], defaults, strict=True):
-            if isinstance(default, ast.Constant) and isinstance(default.value, str):
+        for name, default in defaulted:
+            if name in args and isinstance(default, ast.Constant) and isinstance(default.value, str):
                 inner.env[name] = self.eval(default, ctx)
         for name, arg in zip(args, call.args, strict=False):
             if not isinstance(arg, ast.Starred):

@@ -53,7 +53,7 @@ class Strings(PythonBase):
                 left, right = self.eval(node.left, ctx), self.eval(node.right, ctx)
                 times = literal_text(right) if isinstance(left, Str) else literal_text(left)
                 repeated = left if isinstance(left, Str) else right
-                if isinstance(repeated, Str) and times is not None and times.isdigit() and len(times) < 7:
+                if isinstance(repeated, Str) and times is not None and times.isdecimal() and len(times) < 7:
                     return Str(list(repeated.parts) * min(int(times), max(1, 4096 // max(1, len(repeated.parts)))))
             return Opaque(self.describe(node, ctx))
         if isinstance(node, ast.Call):

@@ -148,7 +148,11 @@ class Helpers(TsBase):
             return
         if callee in ("slice", "substring", "substr") and len(arguments) >= 2 and self.text(arguments[0]) == "0" \
                 and arguments[1].type == "number" and ISO_METHODS & {c.lower() for c in facts.calls}:
-            facts.format_spec = iso_prefix_format(int(self.text(arguments[1]))) or facts.format_spec
+            try:
+                length = int(self.text(arguments[1]))
+            except ValueError:  # `0x10`, `1e1`, `16.0`: numbers too, which int() does not read
+                return
+            facts.format_spec = iso_prefix_format(length) or facts.format_spec
             return
         for arg in arguments:
             if facts.format_spec is None and arg.type in ("string", "template_string"):
