@@ -22,7 +22,6 @@ tests/test_cli_fuzz.py runs a seeded part of it; :func:`run` runs it in process.
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
 import tempfile
@@ -30,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from fuzzing import campaign, command_line
+from fuzzing import campaign, command_line, run_cli
 
 _REPO = Path(__file__).resolve().parents[1]
 _ODD = ["", "0", "-1", "1", "2", "99999999999999999999", "nan", "inf", "-inf", "1e308", "x", "PC101", "PC9", "P*",
@@ -106,27 +105,9 @@ def _workspace() -> tuple[Path, dict[Path, bytes]]:
 
 
 def _problems(argv: list[str]) -> Iterator[str]:
-    from click.testing import CliRunner
-
-    from promptlint import config, discovery
-    from promptlint.cli import main
-
     root, files = _workspace()
-    here = os.getcwd()
-    os.chdir(root)
-    try:
-        config._load_file.cache_clear()  # each run stands for a fresh process
-        discovery._gitignore_at.cache_clear()
-        result = CliRunner().invoke(main, argv, catch_exceptions=True)
-    finally:
-        os.chdir(here)
-    output = result.stdout + (result.stderr or "")
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        yield f"raised {type(result.exception).__name__}: {result.exception}"
-    if result.exit_code not in (0, 1, 2):
-        yield f"exit code {result.exit_code}"
-    if "internal error" in output or "Traceback" in output:
-        yield "internal error: " + output.strip().splitlines()[-1]
+    result, _output, broken = run_cli(root, argv)
+    yield from broken
     changed = sorted(str(p.relative_to(root)) for p, data in files.items() if not p.exists() or p.read_bytes() != data)
     # A path that is not there fails the run file by file, as black does: the others are
     # still fixed. Any other run that fails has written nothing.

@@ -28,7 +28,6 @@ process.
 
 from __future__ import annotations
 
-import os
 import random
 import tempfile
 import tomllib
@@ -36,7 +35,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
-from fuzzing import campaign, command_line
+from fuzzing import campaign, command_line, run_cli
 
 _VALUES = ["3", "-1", "0", "1", "0.5", "1.5", "1e308", "nan", "inf", "-inf", "9223372036854775807", "true", "false",
            '"x"', '""', '"2MB"', '"PC101"', '"system"', '"jinja"', '"per-request"', '"timestamp"', '"5m"', '"*"',
@@ -94,11 +93,6 @@ def config_case(rng: random.Random) -> tuple[str, str, list[str]]:
 
 
 def _problems(name: str, text: str, command: list[str]) -> Iterator[str]:
-    from click.testing import CliRunner
-
-    from promptlint import config, discovery
-    from promptlint.cli import main
-
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -109,21 +103,8 @@ def _problems(name: str, text: str, command: list[str]) -> Iterator[str]:
         (root / name).write_text(text, encoding="utf-8")
         prompt = root / "p.j2"
         prompt.write_text(_PROMPT, encoding="utf-8")
-        here = os.getcwd()
-        os.chdir(root)
-        try:
-            config._load_file.cache_clear()  # each run stands for a fresh process
-            discovery._gitignore_at.cache_clear()
-            result = CliRunner().invoke(main, command, catch_exceptions=True)
-        finally:
-            os.chdir(here)
-        output = result.stdout + (result.stderr or "")
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            yield f"raised {type(result.exception).__name__}: {result.exception}"
-        if result.exit_code not in (0, 1, 2):
-            yield f"exit code {result.exit_code}"
-        if "internal error" in output or "Traceback" in output:
-            yield "internal error: " + output.strip().splitlines()[-1]
+        result, output, broken = run_cli(root, command)
+        yield from broken
         if result.exit_code == 2:
             # Text says it on an error line; JSON and SARIF inside the document.
             errors = [line for line in output.splitlines() if "error" in line or "--format" in command]

@@ -1,20 +1,25 @@
 """What the fuzz tools share: the command line (``--seconds`` and ``--seed``, one summary
-line, exit 1 when an input failed), the loop of those that draw an input and check it
-(``fuzz_fix.py``, ``fuzz_jinja.py``, ``fuzz_templates.py``), and for the template fuzzes how
-a template is broken and how its segments are checked."""
+line, exit 1 when an input failed), the loop of those that draw an input and check it, for
+the template fuzzes how a template is broken and how its segments are checked, and for those
+that run the command line (``fuzz_config.py``, ``fuzz_cli.py``, ``fuzz_replay.py``) one run
+of it in process with what every run must hold."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, TypeVar
 
 if TYPE_CHECKING:
+    from click.testing import Result
+
     from promptlint.core.ir import Template
 
 Case = TypeVar("Case")
@@ -87,3 +92,32 @@ def broken(rng: random.Random, source: str, tags: re.Pattern[str], stray: Callab
     edges = [edge for span in spans for edge in span]
     i = rng.choice(edges) if edges and rng.random() < 0.8 else rng.randrange(len(source) + 1)
     return source[:i] + put + source[i:]
+
+
+def run_cli(folder: Path, argv: list[str]) -> tuple[Result, str, list[str]]:
+    """``promptlint ARGV`` run in process (click's runner) in ``folder``, as a fresh process
+    would run it (the configs and ignore files read by earlier runs forgotten): its result,
+    its output (stdout and stderr), and what it broke of the contract every run keeps (exit
+    0, 1 or 2; no exception, no "internal error", no traceback)."""
+    from click.testing import CliRunner
+
+    from promptlint import config, discovery
+    from promptlint.cli import main
+
+    here = os.getcwd()
+    os.chdir(folder)
+    try:
+        config._load_file.cache_clear()
+        discovery._gitignore_at.cache_clear()
+        result = CliRunner().invoke(main, argv, catch_exceptions=True)
+    finally:
+        os.chdir(here)
+    output = result.stdout + (result.stderr or "")
+    broken: list[str] = []
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        broken.append(f"raised {type(result.exception).__name__}: {result.exception}")
+    if result.exit_code not in (0, 1, 2):
+        broken.append(f"exit code {result.exit_code}")
+    if "internal error" in output or "Traceback" in output:
+        broken.append("internal error: " + output.strip().splitlines()[-1])
+    return result, output, broken
