@@ -379,7 +379,13 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
         click.echo(f"error: {one_line(message)}", err=True)
         sys.exit(EXIT_FAILED)
     if output_format == "json":
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        import re
+
+        # A lone surrogate (a log's `\ud800` escape, quoted in an excerpt or a model name) has no
+        # UTF-8: it is written as the escape it was read from, which reads back as the same string.
+        text = json.dumps(result, indent=2, ensure_ascii=False)
+        text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+        click.echo(text)
         return
     from rich.console import Console
 

@@ -153,3 +153,33 @@ def test_a_long_log_shows_only_its_eventful_requests(run_cli, tmp_path: Path) ->
     assert f"{count - 2:,} requests without a break or a disagreement not shown" in text
     full = json.loads(run_cli("replay", "--format", "json", "log.jsonl", cwd=tmp_path).stdout)
     assert len(full["requests"]) == count
+
+
+def test_a_negative_reported_count_is_refused_naming_the_line(tmp_path: Path) -> None:
+    # Found by tools/fuzz_replay.py: logged totals are the client's record, and a negative one
+    # cancelling a positive one was a ZeroDivisionError (an internal error); a negative one
+    # alone, a reported hit rate below zero. No count is negative.
+    body = _chat(RULES)
+    lines = [{"request": body, "usage": {"prompt_tokens": 3000, "prompt_tokens_details": {"cached_tokens": 0}}},
+             {"request": body, "usage": {"prompt_tokens": -3000, "prompt_tokens_details": {"cached_tokens": 0}}}]
+    with pytest.raises(replay.ReplayError, match=r"log.jsonl:2: usage field `prompt_tokens` must be a token count, "
+                                                 r"not -3,000"):
+        replay.replay(replay.read_log(str(_log(tmp_path, lines))))
+
+
+def test_a_lone_surrogate_in_the_log_is_written_as_its_escape(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Found by tools/fuzz_replay.py: a `\ud800` escape in a body (valid JSON) is a string with
+    # no UTF-8; quoted in an excerpt or a model name it was a UnicodeEncodeError (an internal
+    # error) in --format json, and in the text report's model list.
+    path = tmp_path / "log.jsonl"
+    path.write_text(json.dumps(_chat("Now: 10:00 \ud800\n" + RULES, model="gpt-4o\ud800")) + "\n"
+                    + json.dumps(_chat("Now: 10:01 \ud800\n" + RULES, model="gpt-4o\ud800")) + "\n")
+    result = run_cli("replay", "--format", "json", str(path))
+    assert result.exit_code == 0, result.output
+    assert "\\ud800" in result.stdout
+    data = json.loads(result.stdout)
+    assert data["summary"]["models"] == ["gpt-4o\ud800"]
+    assert "\ud800" in data["requests"][1]["divergence"]["after"]
+    result = run_cli("replay", str(path))
+    assert result.exit_code == 0, result.output
+    assert "(gpt-4o\\ud800, openai)" in result.stdout

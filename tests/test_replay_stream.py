@@ -121,6 +121,58 @@ def test_bad_line_is_one_line_error_naming_file_and_line(
     assert "Traceback" not in result.output
 
 
+def _refused_in_one_line(run_cli, path: Path, line: int, says: str) -> None:  # type: ignore[no-untyped-def]
+    for command in (["replay", str(path)], ["replay", "--format", "json", str(path)]):
+        result = run_cli(*command)
+        assert result.exit_code == 2, result.output
+        message = result.stderr.strip().splitlines()
+        assert len(message) == 1 and f"{path}:{line}:" in message[0] and says in message[0], message
+        assert "internal error" not in result.output
+
+
+def _with_usage(usage: Any) -> str:
+    return json.dumps({"request": json.loads(GOOD)["request"], "usage": usage})
+
+
+# Found by tools/fuzz_replay.py: each was an internal error (TypeError, ValueError or
+# OverflowError from int(), or a sum of an int and a list), not a line of the log refused.
+@pytest.mark.parametrize(
+    ("usage", "says"),
+    [
+        ({"prompt_tokens": 90, "prompt_tokens_details": {"cached_tokens": "many"}},
+         "`prompt_tokens_details.cached_tokens` must be a token count, not 'many'"),
+        ({"prompt_tokens": [90]}, "`prompt_tokens` must be a token count, not an array"),
+        ({"input_tokens": 90, "input_tokens_details": {"cached_tokens": {"n": 1}}}, "not an object"),
+        ({"input_tokens": 5, "cache_read_input_tokens": {"n": 1}}, "`cache_read_input_tokens` must be a token count"),
+        ({"cache_creation_input_tokens": float("nan")}, "`cache_creation_input_tokens` must be a token count, not nan"),
+        ({"cached_content_token_count": 5, "prompt_token_count": [90]}, "`prompt_token_count` must be a token count"),
+        ({"prompt_cache_hit_tokens": float("inf")}, "`prompt_cache_hit_tokens` must be a token count, not inf"),
+    ],
+)
+def test_a_usage_count_that_is_no_number_is_one_line_naming_file_and_line(  # type: ignore[no-untyped-def]
+    run_cli, tmp_path: Path, usage: dict[str, Any], says: str
+) -> None:
+    _refused_in_one_line(run_cli, _write(tmp_path, [GOOD, _with_usage(usage)]), 2, says)
+
+
+@pytest.mark.parametrize("stamp", ["NaN", "Infinity", "-Infinity", "1e400", "1" + "0" * 400])
+def test_a_timestamp_no_clock_can_hold_is_one_line_naming_file_and_line(  # type: ignore[no-untyped-def]
+    run_cli, tmp_path: Path, stamp: str
+) -> None:
+    # Python's JSON reader takes NaN and Infinity: they made a gap of Infinity seconds, which
+    # --format json printed as no JSON reads it; a 401-digit integer was an OverflowError.
+    line = GOOD.replace('{"request"', f'{{"timestamp": {stamp}, "request"')
+    _refused_in_one_line(run_cli, _write(tmp_path, [json.dumps({**json.loads(GOOD), "timestamp": 0}), line]), 2,
+                         "is not an ISO string or epoch seconds")
+
+
+def test_a_body_too_deep_to_walk_is_one_line_naming_file_and_line(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # JSON's reader takes 600 levels; the walk that looks for a cache_control (a body whose
+    # messages show no OpenAI sign) raised a RecursionError.
+    deep = '{"request": {"messages": [{"role": "user", "content": ' + "[" * 600 + '"x"' + "]" * 600 + "}]}}"
+    _refused_in_one_line(run_cli, _write(tmp_path, [GOOD, deep]), 2, "JSON nested too deeply")
+
+
 def test_a_request_the_cache_model_rejects_is_one_line_naming_file_and_line(  # type: ignore[no-untyped-def]
     run_cli, tmp_path: Path
 ) -> None:

@@ -190,9 +190,9 @@ def render_messages(builder: Builder, body: Mapping[str, Any]) -> None:
 def read_usage(fields: UsageFields, usage: Mapping[str, Any]) -> base.Reported | None:
     """A Messages usage object: ``input_tokens`` counts only what was neither read nor written."""
     if fields.cached in usage or fields.cache_write in usage:
-        read = int(usage.get(fields.cached) or 0)
-        written = int(usage.get(fields.cache_write) or 0)
-        return read, read + written + int(usage.get(fields.uncached) or 0)
+        read = fields.count(usage.get(fields.cached) or 0, fields.cached)
+        written = fields.count(usage.get(fields.cache_write) or 0, fields.cache_write)
+        return read, read + written + fields.count(usage.get(fields.uncached) or 0, fields.uncached)
     return None
 
 

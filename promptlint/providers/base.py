@@ -84,6 +84,23 @@ class UsageFields:
             value = value.get(key)
         return value
 
+    @staticmethod
+    def count(value: Any, path: str) -> int:
+        """``value``, read from the field at ``path``, as a token count (as ``int`` reads it).
+        A logged usage is the client's record, not the API's: ValueError naming the field
+        where it is no count at all (a word, an object, an array, NaN, a negative number)."""
+        try:
+            count = int(value)
+        except (TypeError, ValueError, OverflowError):
+            from promptlint.core.findings import kind_of_value
+
+            what = repr(value)[:40] if isinstance(value, str | float) else kind_of_value(
+                value, mapping="an object", sequence="an array")
+            raise ValueError(f"usage field `{path}` must be a token count, not {what}") from None
+        if count < 0:  # a reported hit rate below zero
+            raise ValueError(f"usage field `{path}` must be a token count, not {count:,}")
+        return count
+
 
 @dataclass(frozen=True)
 class Provider:

@@ -72,7 +72,8 @@ def read_usage(fields: UsageFields, usage: Mapping[str, Any]) -> base.Reported |
     """A DeepSeek usage object: cache hits and misses at the top level, total ``prompt_tokens``."""
     if fields.cached not in usage:
         return None
-    return int(usage[fields.cached]), int(usage.get(fields.input) or 0) or None
+    total = fields.count(usage.get(fields.input) or 0, fields.input)
+    return fields.count(usage[fields.cached], fields.cached), total or None
 
 
 # After OpenAI Chat's: a DeepSeek usage also has prompt_tokens, and is read as a Chat usage

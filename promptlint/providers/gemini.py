@@ -97,7 +97,9 @@ def read_usage(fields: UsageFields, usage: Mapping[str, Any]) -> base.Reported |
     """A Gemini ``usage_metadata`` object (implicit and explicit caching report alike)."""
     if fields.cached not in usage:
         return None
-    return int(usage[fields.cached]), usage.get(fields.input)
+    total = usage.get(fields.input)
+    return (fields.count(usage[fields.cached], fields.cached),
+            fields.count(total, fields.input) if total is not None else None)
 
 
 USAGE = UsageFields(

@@ -302,7 +302,8 @@ def read_usage(fields: UsageFields, usage: Mapping[str, Any]) -> base.Reported |
     cached = fields.value(usage, fields.cached)
     if cached is not None or fields.input in usage:
         reported_total = usage.get(fields.input)
-        return int(cached or 0), int(reported_total) if reported_total is not None else None
+        return (fields.count(cached or 0, fields.cached),
+                fields.count(reported_total, fields.input) if reported_total is not None else None)
     return None
 
 

@@ -183,6 +183,7 @@ def reported(usage: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
     """(cached tokens, total input tokens) a provider's usage object reports (§12).
 
     The first usage shape (by precedence) that matches reads it; (None, None) when none does.
+    ValueError naming the field where a count it reads is no number (``"many"``, an object).
     """
     if not usage:
         return None, None

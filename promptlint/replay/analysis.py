@@ -244,7 +244,10 @@ def _handle(
     last_by_key[None] = slim
     if key is not None:
         last_by_key[key] = slim
-    rep_read, rep_total = reported(item.entry.usage)
+    try:
+        rep_read, rep_total = reported(item.entry.usage)
+    except ValueError as exc:  # a count that is no number: the log's line is malformed
+        raise ReplayError(f"{_where(item.entry)}{exc}") from None
     return _Row(item.entry.line, item.model, len(item.ids), rep_read, rep_total, found, potential)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import itertools
 import json
+import math
 import os
 import stat
 import sys
@@ -33,19 +34,30 @@ class LogEntry:
     where: str = ""  # "log.jsonl:12", for messages about this request
 
 
+#: The furthest from 1970 a timestamp may be (seconds): two of them are then apart by a finite
+#: number of seconds (JSON's reader takes ``Infinity``, ``NaN`` and ``1e400``, which no clock is).
+_FURTHEST = sys.float_info.max / 2
+
+
 def _timestamp(value: Any, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool):
         raise ReplayError(f"{where}: timestamp must be an ISO string or epoch seconds")
     if isinstance(value, int | float):
-        return float(value)
+        try:
+            seconds = float(value)
+        except OverflowError:  # an integer past any float
+            seconds = math.inf
+        if abs(seconds) <= _FURTHEST:  # False for NaN too
+            return seconds
     if isinstance(value, str):
         try:
             return datetime.fromisoformat(value).timestamp()
-        except ValueError:
+        except (ValueError, OverflowError, OSError):  # a naive year 1 is out of some platforms' local time
             pass
-    raise ReplayError(f"{where}: timestamp {value!r} is not an ISO string or epoch seconds")
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."  # a 400-digit number
+    raise ReplayError(f"{where}: timestamp {shown} is not an ISO string or epoch seconds")
 
 
 def parse_line(text: str, where: str) -> LogEntry:
@@ -64,6 +76,8 @@ def parse_line(text: str, where: str) -> LogEntry:
         rendered = requestbody.render(body)
     except requestbody.RequestError as exc:
         raise ReplayError(f"{where}: {exc.message}") from None
+    except RecursionError:  # read, but too deep to walk (as the loaders: a depth bound, one line)
+        raise ReplayError(f"{where}: JSON nested too deeply") from None
     provider = (value.get("provider") if wrapped else None) or rendered.provider
     if provider not in providers.known_providers():
         raise ReplayError(f"{where}: unknown provider {provider!r}")

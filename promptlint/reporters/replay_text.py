@@ -9,6 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from promptlint.core.findings import one_line
+
 
 def _rate(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
@@ -50,7 +52,10 @@ def render(result: dict[str, Any], console: Console) -> None:
     if hidden:
         console.print(Text(f"{hidden:,} requests without a break or a disagreement not shown "
                            "(--format json lists every request)", style="dim"))
-    tail = Text(f"\n{summary['requests']} requests ({', '.join(summary['models'])}, {summary['provider']}): ",
+    # Model names and notes quote the log: one_line escapes what a terminal cannot take (a lone
+    # surrogate from a `\ud800` escape, which has no UTF-8) or should not (control characters).
+    models = one_line(", ".join(summary["models"]))
+    tail = Text(f"\n{summary['requests']} requests ({models}, {summary['provider']}): ",
                 style="bold")
     tail.append(f"predicted hit rate {_rate(summary['predicted_hit_rate'])}, "
                 f"reported {_rate(summary['reported_hit_rate'])}; {summary['breaks']} break(s)")
@@ -64,4 +69,4 @@ def render(result: dict[str, Any], console: Console) -> None:
     if summary["disagreements"]:
         console.print(Text(f"{summary['disagreements']} request(s) where prediction and report disagree", style="magenta"))
     for note in summary["notes"]:
-        console.print(Text(f"note: {note}", style="dim"))
+        console.print(Text(f"note: {one_line(note)}", style="dim"))
