@@ -142,8 +142,8 @@ def _kind(value: Any) -> str:
 
 def check_overrides(rows: Any) -> None:
     """Validate the config's ``providers`` table before anything reads it: a table of rows,
-    each a table of known facts, each fact of the kind the bundled table gives it and within
-    what the cache models can run on (:data:`_DOMAINS`: ``block_size = 0`` or
+    each a table of known facts, each fact within what the cache models can run on
+    (:data:`_DOMAINS`: ``min_cacheable_tokens = "many"``, ``block_size = 0`` or
     ``hit_probability = 2`` is refused here, not met as a division by zero deep in a
     simulation), model rules selected by lists of ids or prefixes, and a ``default_ttl`` that
     names one of its row's TTL classes. Raises ValueError with a one-line reason naming the key."""
@@ -156,8 +156,7 @@ def check_overrides(rows: Any) -> None:
         if not isinstance(models, list) or not all(isinstance(rule, Mapping) for rule in models):
             raise ValueError(f"`providers.{row_name}.models` must be a list of tables")
         _check_keys(row_name, row)
-        for rule, where in ((row, f"providers.{row_name}"),
-                            *((rule, f"providers.{row_name}.models[{i}]") for i, rule in enumerate(models))):
+        for rule, where in _rules(row_name, row):
             for key, value in rule.items():
                 if key in _RULE_SELECTORS:
                     if rule is not row and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
@@ -169,6 +168,12 @@ def check_overrides(rows: Any) -> None:
                 if problem is not None:
                     raise ValueError(f"`{where}.{key}` must be {problem}, not {_shown(value)}")
     _check_ttl_classes(apply_overrides(bundled_table(), {"providers": rows}), rows)
+
+
+def _rules(row_name: str, row: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], str]]:
+    """A row and each of its model rules, with the key path a message names it by."""
+    return [(row, f"providers.{row_name}"),
+            *((rule, f"providers.{row_name}.models[{i}]") for i, rule in enumerate(row.get("models", ())))]
 
 
 # Facts the run sets, never the table: the row's name and the model.
@@ -236,8 +241,7 @@ def _check_ttl_classes(table: Mapping[str, Any], rows: Mapping[str, Any]) -> Non
     to: the rule's ``ttl_seconds`` where it sets them, else the row's."""
     for row_name in rows:
         row = table["providers"][row_name]
-        for rule, where in ((row, f"providers.{row_name}"),
-                            *((rule, f"providers.{row_name}.models[{i}]") for i, rule in enumerate(row.get("models", ())))):
+        for rule, where in _rules(row_name, row):
             name = rule.get("default_ttl", row.get("default_ttl"))
             classes = rule.get("ttl_seconds", row.get("ttl_seconds", {}))
             if name is not None and name not in classes:
