@@ -38,6 +38,14 @@ class _Group(click.Group):
     """Every failure of the run itself exits 2 with one line (DESIGN.md's exit codes)."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        # Text a stream cannot encode (a lone surrogate that a `\ud800` escape in a request body
+        # put in a model name or an excerpt; any non-ASCII on an ASCII terminal) is written as
+        # its escape, as stderr already does: in a JSON report that escape reads back as the
+        # same string. Strict, it was a UnicodeEncodeError in whichever report quoted it.
+        for stream in (sys.stdout, sys.stderr):
+            reconfigure = getattr(stream, "reconfigure", None)
+            if reconfigure is not None:
+                reconfigure(errors="backslashreplace")
         # A bug must still end in one line and exit 2, never a traceback; set
         # PROMPTLINT_DEBUG=1 to see it.
         try:
@@ -379,13 +387,7 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
         click.echo(f"error: {one_line(message)}", err=True)
         sys.exit(EXIT_FAILED)
     if output_format == "json":
-        import re
-
-        # A lone surrogate (a log's `\ud800` escape, quoted in an excerpt or a model name) has no
-        # UTF-8: it is written as the escape it was read from, which reads back as the same string.
-        text = json.dumps(result, indent=2, ensure_ascii=False)
-        text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
-        click.echo(text)
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
         return
     from rich.console import Console
 

@@ -94,7 +94,9 @@ def _write_json(path: Path, data: dict[str, Any]) -> bool:
 
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            # A lone surrogate (a `\ud800` escape of a request body, in a finding's evidence)
+            # has no UTF-8: written as that escape, it reads back as the same string.
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
                 json.dump(data, handle, ensure_ascii=False)
             os.replace(temporary, path)
         except BaseException:

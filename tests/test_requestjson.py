@@ -104,6 +104,27 @@ def test_check_cli_on_a_body_and_on_non_request_json(run_cli, write) -> None:  #
     assert "not an OpenAI or Anthropic request body" in result.output
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["check", "--provider", "openai"], ["check", "--format", "json", "--provider", "openai"],
+     ["probe", "--provider", "openai", "--dry-run"], ["probe", "--provider", "openai", "--dry-run", "--format", "json"]],
+)
+def test_a_lone_surrogate_escape_in_a_body_is_written_back_as_its_escape(run_cli, write, command) -> None:  # type: ignore[no-untyped-def]
+    """A `\\ud800` escape is valid JSON for a string no UTF-8 can hold. Quoted in a report (the
+    body's model) or kept in the result cache, it was a UnicodeEncodeError (an internal error)
+    in check and probe; replay had its own escaping for it. Every stream and the cache now
+    write it as the escape it was read from, which reads back as the same string."""
+    body = write("b.json", '{"model": "gpt-4o\\ud800", "messages": [{"role": "system", "content": '
+                           '"Now: 2026-01-01T10:00:00Z. You are Atlas \\ud800. Cite the policy."}, '
+                           '{"role": "user", "content": "hi"}]}')
+    for _ in range(2):  # the second check reads the result the first one cached
+        result = run_cli(*command, str(body))
+        assert result.exit_code in (0, 1), result.output
+        assert "\\ud800" in result.stdout
+        if "json" in command:
+            assert "gpt-4o\ud800" in json.dumps(json.loads(result.stdout), ensure_ascii=False)
+
+
 def test_volatile_values_labelled_ids_and_clock_labels() -> None:
     text = "Session ID: 3f2b9c1e-8d4a-4f6b-9a7e-2c5d1b0e7f43\nrequest_id=a9d04c77-1e52-4b8f-b3a6-f0c2e8d91b25\nCurrent time: 14:03\nRelease 2026-01-01"
     found = [(v.kind, v.label, text[v.start : v.end]) for v in volatile_values(text)]
