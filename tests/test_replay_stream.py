@@ -155,6 +155,31 @@ def test_a_usage_count_that_is_no_number_is_one_line_naming_file_and_line(  # ty
     _refused_in_one_line(run_cli, _write(tmp_path, [GOOD, _with_usage(usage)]), 2, says)
 
 
+@pytest.mark.parametrize(
+    ("usage", "says"),
+    [
+        ({"prompt_tokens": 20, "prompt_tokens_details": {"cached_tokens": 900}},
+         "usage reports 900 cached tokens (`prompt_tokens_details.cached_tokens`), more than the request's 20 "
+         "input tokens"),
+        ({"input_tokens": 20, "input_tokens_details": {"cached_tokens": 21}}, "21 cached tokens"),
+        ({"prompt_token_count": 1, "cached_content_token_count": 4096}, "4,096 cached tokens"),
+    ],
+)
+def test_a_usage_that_reads_more_from_the_cache_than_it_sent_is_one_line_naming_file_and_line(  # type: ignore[no-untyped-def]
+    run_cli, tmp_path: Path, usage: dict[str, Any], says: str
+) -> None:
+    # Every provider's input total counts its cached tokens. Read as reported, such a line
+    # printed "reported 4500.0%" as the log's hit rate.
+    _refused_in_one_line(run_cli, _write(tmp_path, [GOOD, _with_usage(usage)]), 2, says)
+
+
+def test_a_usage_that_reads_all_of_its_input_from_the_cache_is_read(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    usage = {"prompt_tokens": 20, "prompt_tokens_details": {"cached_tokens": 20}}
+    result = run_cli("replay", "--format", "json", str(_write(tmp_path, [GOOD, _with_usage(usage)])))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["requests"][1]["reported_cached_tokens"] == 20
+
+
 @pytest.mark.parametrize("stamp", ["NaN", "Infinity", "-Infinity", "1e400", "1" + "0" * 400])
 def test_a_timestamp_no_clock_can_hold_is_one_line_naming_file_and_line(  # type: ignore[no-untyped-def]
     run_cli, tmp_path: Path, stamp: str

@@ -183,12 +183,18 @@ def reported(usage: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
     """(cached tokens, total input tokens) a provider's usage object reports (§12).
 
     The first usage shape (by precedence) that matches reads it; (None, None) when none does.
-    ValueError naming the field where a count it reads is no number (``"many"``, an object).
+    ValueError naming the field where a count it reads is no number (``"many"``, an object),
+    and where more tokens are read from the cache than the request holds (every provider's
+    input total counts its cached tokens: a hit rate over 100 % is a corrupt record).
     """
     if not usage:
         return None, None
     for shape in _USAGE_SHAPES:
         found = shape.read(usage)
         if found is not None:
+            cached, total = found
+            if cached is not None and total is not None and cached > total:
+                raise ValueError(f"usage reports {cached:,} cached tokens (`{shape.cached}`), more than "
+                                 f"the request's {total:,} input tokens")
             return found
     return None, None
