@@ -180,6 +180,20 @@ def test_a_usage_that_reads_all_of_its_input_from_the_cache_is_read(run_cli, tmp
     assert json.loads(result.stdout)["requests"][1]["reported_cached_tokens"] == 20
 
 
+def test_a_logged_provider_is_read_as_the_provider_option_reads_it(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # `--provider OpenAI` was openai, a line's "provider": "OpenAI" an unknown provider.
+    def line(provider: str) -> str:
+        return json.dumps({**json.loads(GOOD), "provider": provider})
+
+    ours = run_cli("replay", "--format", "json", str(_write(tmp_path, [line(" OpenAI "), line("OPENAI")])))
+    assert ours.exit_code == 0, ours.output
+    plain = run_cli("replay", "--format", "json", str(_write(tmp_path, [line("openai")] * 2, "plain.jsonl")))
+    assert json.loads(ours.stdout)["summary"] == json.loads(plain.stdout)["summary"]
+    assert json.loads(ours.stdout)["summary"]["provider"] == "openai"
+    _refused_in_one_line(run_cli, _write(tmp_path, [GOOD, line("Azure")], "azure.jsonl"), 2,
+                         "unknown provider 'azure'; known: openai, anthropic")
+
+
 @pytest.mark.parametrize("stamp", ["NaN", "Infinity", "-Infinity", "1e400", "1" + "0" * 400])
 def test_a_timestamp_no_clock_can_hold_is_one_line_naming_file_and_line(  # type: ignore[no-untyped-def]
     run_cli, tmp_path: Path, stamp: str

@@ -79,8 +79,10 @@ def parse_line(text: str, where: str) -> LogEntry:
     except RecursionError:  # read, but too deep to walk (as the loaders: a depth bound, one line)
         raise ReplayError(f"{where}: JSON nested too deeply") from None
     provider = (value.get("provider") if wrapped else None) or rendered.provider
+    if isinstance(provider, str):
+        provider = provider.strip().lower()  # as --provider reads it: "OpenAI" is openai
     if provider not in providers.known_providers():
-        raise ReplayError(f"{where}: unknown provider {provider!r}")
+        raise ReplayError(f"{where}: unknown provider {provider!r}; known: {', '.join(providers.known_providers())}")
     usage = value.get("usage") if wrapped else None
     key = value.get("routing_key") if wrapped else None
     return LogEntry(
