@@ -441,7 +441,7 @@ def _key_lines(text: str, prefix: str) -> dict[str, int]:
     """Line numbers of keys in a TOML file, as ``assembly.order`` → 12 (for findings)."""
     lines: dict[str, int] = {}
     table = ""
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):  # as findings number lines (not at a U+2028)
         stripped = line.strip()
         if stripped.startswith("[") and not stripped.startswith("[["):
             table = stripped.strip("[]").strip()

@@ -193,8 +193,8 @@ def check_project(project: Project) -> Iterator[Finding]:
             if configured and config.path is not None:
                 line = config.key_lines.get("assembly.order", 1)
                 where = _display(config.path)
-                lines = config.path.read_text(encoding="utf-8").splitlines()
-                end_column = len(lines[line - 1]) + 1 if line <= len(lines) else 2
+                lines = config.path.read_text(encoding="utf-8").split("\n")  # as key_lines numbers them
+                end_column = len(lines[line - 1].rstrip("\r")) + 1 if line <= len(lines) else 2
             else:
                 line, where, end_column = 1, (checked.path if checked is not None else _display(path)), 2
             severity, confidence = severity_for(vol, lost, total), vol.confidence

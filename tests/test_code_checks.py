@@ -221,6 +221,26 @@ def test_python_comment_above_a_multiline_statement_covers_it() -> None:
     assert result.findings == []
 
 
+def test_python_comment_above_a_statement_covers_it_below_lone_carriage_returns() -> None:
+    # Python ends a line at a lone CR, findings do not: the statement a comment covers was
+    # numbered as Python numbers it, two lines below the finding it should have silenced.
+    body = textwrap.dedent('''
+        import os@import re@import sys
+        from datetime import datetime
+        RULES = """@RULES@"""
+        def build_system_prompt(user):
+            # promptlint: disable=PC101,PC103
+            prompt = f"Time: {datetime.now():%H:%M}\\n" + (
+                RULES
+            )
+            return prompt
+    ''').replace("@RULES@", RULES)
+    assert check_text(body.replace("@", "\n"), path="agent.py").findings == []
+    assert check_text(body.replace("@", "\r"), path="agent.py").findings == []
+    loud = check_text(body.replace("@", "\r").replace("# promptlint: disable=PC101,PC103", "pass"), path="agent.py")
+    assert {(f.rule, f.line) for f in loud.findings} == {("PC101", 7), ("PC103", 7)}
+
+
 def test_ts_line_and_block_comments_and_disable_file() -> None:
     body = '''
         const RULES = `@RULES@`;

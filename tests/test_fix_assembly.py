@@ -82,3 +82,18 @@ def test_pyproject_order_is_rewritten_in_place(workspace: Path) -> None:
     data = tomllib.loads((workspace / "pyproject.toml").read_text())
     assert data["tool"]["promptlint"]["assembly"]["order"] == ["SOUL.md", "MEMORY.md"]
     assert data["project"] == {"name": "agent"}
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_the_order_line_is_numbered_as_findings_number_lines(workspace: Path, separator: str) -> None:
+    # A comment holding U+2028 (or U+2029, or NEL) is one line to TOML and to every finding; the
+    # key's line was counted by splitlines(), two lines past `order` (past the file's end).
+    config = workspace / "promptlint.toml"
+    config.write_text(f'# the agent{separator}loads these{separator}in order\n[assembly]\n'
+                      'order = ["MEMORY.md", "SOUL.md", "AGENTS.md"]\n', encoding="utf-8")
+    found = [f for f in check_paths([str(workspace)]).findings if f.rule == "PC106"]
+    assert [(f.path, f.line, f.column, f.end_column) for f in found] == [
+        (str(config), 3, 1, len('order = ["MEMORY.md", "SOUL.md", "AGENTS.md"]') + 1)]
+    fix_paths([str(workspace)])
+    assert config.read_text(encoding="utf-8") == (f'# the agent{separator}loads these{separator}in order\n'
+                                                  '[assembly]\norder = ["SOUL.md", "AGENTS.md", "MEMORY.md"]\n')

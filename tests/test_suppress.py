@@ -80,6 +80,27 @@ def test_not_suppressed(path: str, source: str, expected: list[tuple[str, int]],
     assert found(source, path, long_rules) == expected
 
 
+@pytest.mark.parametrize("separator", ["\r", "\u2028", "\x0c", "\x85", "\x1e"])
+@pytest.mark.parametrize(
+    ("path", "source"),
+    [
+        ("a.j2", "Be kind.@Be brief.@Be exact.\n{# promptlint: disable=PC101 #}\nTime: {{ now() }}\n{body}"),
+        ("a.mustache", "Be kind.@Be brief.@Be exact.\n{{! promptlint: disable=PC101 }}\nTime: {{now}}\n{body}"),
+        ("a.md", "Be kind.@Be brief.@Be exact.\n<!-- promptlint: disable=PC101 -->\nTime: {{ now() }}\n{body}"),
+    ],
+)
+def test_a_line_separator_other_than_a_newline_does_not_move_a_directive(
+    path: str, source: str, separator: str, long_rules: str
+) -> None:
+    # Findings number lines at "\n" only; the directives were numbered by splitlines(), which
+    # also splits at a lone CR, a form feed, U+2028 and others: two of them above a directive
+    # moved it two lines down, and the finding below it stayed.
+    text = source.replace("@", separator)
+    assert "PC101" in [rule for rule, _ in found(suppress._DIRECTIVE.sub("", text), path, long_rules)]
+    assert found(text, path, long_rules) == []
+    assert suppress.parse(text.replace("{body}", "")).line_codes == {2: {"PC101"}, 3: {"PC101"}}
+
+
 def test_parse_records_lines_and_codes() -> None:
     parsed = suppress.parse(
         "a\n{# promptlint: disable=PC101,PC102 #}\nb\n<!-- promptlint: disable-file=PC103 -->\n"

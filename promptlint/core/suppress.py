@@ -55,7 +55,9 @@ def parse(source: str, syntax: str | None = None, statements: Sequence[tuple[int
     spans: dict[int, int] = {}
     for first, last in statements:
         spans[first] = max(spans.get(first, first), last)
-    for number, line in enumerate(source.splitlines(), 1):
+    # Lines as findings number them (split at "\n" only): ``splitlines`` also splits at a lone
+    # CR, a form feed or U+2028, and a directive below one silenced the wrong line.
+    for number, line in enumerate(source.split("\n"), 1):
         matches = list(_DIRECTIVE.finditer(line))
         if directive is not None:
             matches += list(directive.finditer(line))

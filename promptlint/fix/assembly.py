@@ -115,7 +115,7 @@ def plan_order_fix(config: Config, project: Project) -> OrderFix | None:
     if line is None:
         fix.not_fixable.append("could not find the `order` line")
         return fix
-    line_start = sum(len(x) for x in text.splitlines(keepends=True)[: line - 1])
+    line_start = sum(len(x) + 1 for x in text.split("\n")[: line - 1])  # lines as _key_lines numbers them
     extent = _array_extent(text, line_start)
     if extent is None:
         fix.not_fixable.append("could not read the `order` array")

@@ -63,9 +63,15 @@ class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
                         owner is not None and is_prompt_name(owner.name, self.prompt_names)):
                     self.read_function(node)
         template = build_template(self.path, "python", self.source, self.prompts)
-        template.statements = [(n.lineno, n.end_lineno) for n in ast.walk(self.tree)
-                               if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND)
-                               and n.end_lineno is not None and n.end_lineno > n.lineno]
+        # Numbered as findings are (a line ends at "\n" only), not as Python numbers them (a
+        # lone CR ends a line too): a suppression comment's statement is where its findings are.
+        line_of = template.lines.position
+        template.statements = [
+            (line_of(self._line_starts[n.lineno - 1]).line, line_of(self._line_starts[n.end_lineno - 1]).line)
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND)
+            and n.end_lineno is not None and n.end_lineno > n.lineno
+        ]
         return template
 
     def read_function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
