@@ -41,9 +41,11 @@ class ChangedLines:
 
 
 def _git(args: list[str], cwd: str) -> str:
+    """git's output, read as the file system's names are (bytes that are no UTF-8, in a
+    name or in a changed line of a Latin-1 file, were a UnicodeDecodeError)."""
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=_GIT_TIMEOUT_S,
-                              check=False)
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, encoding="utf-8",
+                              errors="surrogateescape", timeout=_GIT_TIMEOUT_S, check=False)
     except FileNotFoundError:
         raise ChangedSinceError("--changed-since needs git, which is not installed") from None
     except subprocess.TimeoutExpired:
@@ -89,12 +91,12 @@ def changed_lines(ref: str, paths: list[str]) -> ChangedLines:
     result = ChangedLines()
     for root in _roots(paths):
         _verify(ref, root)
-        diff = _git(["diff", "--unified=0", "--no-color", "--no-ext-diff", "--no-renames", "--no-prefix", ref,
-                     "--"], root)
+        diff = _git(["-c", "core.quotePath=false", "diff", "--unified=0", "--no-color", "--no-ext-diff",
+                     "--no-renames", "--no-prefix", ref, "--"], root)
         current: set[int] | None = None
-        for line in diff.splitlines():
+        for line in diff.split("\n"):  # git's lines (a changed line may hold a U+2028 or a lone CR)
             if line.startswith("+++ "):
-                name = line[4:]
+                name = _header_name(line[4:])
                 current = None if name == "/dev/null" else result.lines.setdefault(
                     os.path.realpath(os.path.join(root, name)), set())
             elif line.startswith("--- /dev/null"):
@@ -102,12 +104,39 @@ def changed_lines(ref: str, paths: list[str]) -> ChangedLines:
             elif current is not None and (match := _HUNK.match(line)):
                 start, count = int(match.group(1)), int(match.group(2) or "1")
                 current.update(range(start, start + count))
-        added = _git(["diff", "--name-only", "--diff-filter=A", "--no-renames", ref, "--"], root)
-        untracked = _git(["ls-files", "--others", "--exclude-standard"], root)
-        for name in (added + untracked).splitlines():
+        # Names as they are, NUL-separated: no quoting to undo.
+        added = _git(["diff", "--name-only", "-z", "--diff-filter=A", "--no-renames", ref, "--"], root)
+        untracked = _git(["ls-files", "-z", "--others", "--exclude-standard"], root)
+        for name in (added + untracked).split("\0"):
             if name:
                 result.new_files.add(os.path.realpath(os.path.join(root, name)))
     return result
+
+
+# git's escapes in a quoted name (quote_c_style); any other byte is written as \ooo.
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def _header_name(name: str) -> str:
+    """A file name as a ``+++`` line of ``git diff`` writes it: quoted, with C escapes, when
+    it holds a control character, a quote or a backslash (and, with ``core.quotePath``, any
+    byte that is no ASCII); else as it is, with a tab after it when it holds a space."""
+    if not (len(name) >= 2 and name[0] == '"' and name[-1] == '"'):
+        return name[:-1] if name.endswith("\t") else name
+    out = bytearray()
+    inner, i = name[1:-1], 0
+    while i < len(inner):
+        char = inner[i]
+        if char != "\\" or i + 1 == len(inner):
+            out += char.encode("utf-8", "surrogateescape")
+            i += 1
+        elif inner[i + 1] in _ESCAPES:
+            out.append(_ESCAPES[inner[i + 1]])
+            i += 2
+        else:
+            out.append(int(inner[i + 1 : i + 4], 8) & 0xFF)
+            i += 4
+    return out.decode("utf-8", "surrogateescape")
 
 
 def keep_changed(report: Report, changed: ChangedLines) -> int:

@@ -45,6 +45,36 @@ def test_only_findings_on_changed_lines_and_in_new_files(run_cli, repo, long_rul
     assert data["notes"] == ["1 finding(s) on lines unchanged since main not shown"]
 
 
+@pytest.mark.parametrize("name", ["café.j2", "with space.j2", "tab\tname.j2", 'quo"te.j2', "back\\slash.j2",
+                                  "日本語.j2"])
+def test_a_changed_file_is_found_whatever_its_name(run_cli, repo, long_rules, name):
+    # git writes such names quoted with C escapes (non-ASCII as octal bytes) or, with a space,
+    # followed by a tab: read as they stood, none matched its file, and the findings on its
+    # changed lines were hidden as unchanged.
+    (repo / name).write_text(f"Intro.\n{long_rules}\nUser: {{{{ user.name }}}}\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "named")
+    (repo / name).write_text(f"Now: {CLOCK}\n{long_rules}\nUser: {{{{ user.name }}}}\n")
+    (repo / f"new {name}").write_text(f"Now: {CLOCK}\n")  # untracked: all of it is new
+    code, data = _findings(run_cli, repo, ".")
+    assert code == 1
+    assert sorted((Path(f["path"]).name, f["line"]) for f in data["findings"]) == sorted([(name, 1), (f"new {name}", 1)])
+
+
+def test_a_changed_line_that_is_no_utf8_is_read(run_cli, repo, long_rules):
+    # A Latin-1 file changed since the ref put bytes that are no UTF-8 in git's diff, which was
+    # read strictly: an internal UnicodeDecodeError, whatever file was checked.
+    (repo / "latin1.txt").write_bytes(b"caf\xe9\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "latin-1")
+    (repo / "latin1.txt").write_bytes(b"caf\xe9 cr\xe8me\n")
+    (repo / "old.j2").write_text(f"Now: {CLOCK}\nUser: {{{{ user.id }}}}\n{long_rules}\nUser: {{{{ user.name }}}}\n"
+                                 f"{long_rules}\n")
+    code, data = _findings(run_cli, repo, "old.j2")
+    assert code == 1
+    assert [(Path(f["path"]).name, f["line"]) for f in data["findings"]] == [("old.j2", 2)]
+
+
 def test_no_change_means_no_finding(run_cli, repo):
     code, data = _findings(run_cli, repo, "old.j2")
     assert code == 0 and data["findings"] == []
