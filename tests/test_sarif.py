@@ -20,8 +20,8 @@ def sarif_schema() -> dict:
     return json.loads((DATA / "sarif-2.1.0-rtm.5.json").read_text())
 
 
-def _sarif(run_cli, *args):
-    result = run_cli("check", "--format", "sarif", *args)
+def _sarif(run_cli, *args, cwd=None):
+    result = run_cli("check", "--format", "sarif", *args, cwd=cwd)
     return result, json.loads(result.stdout)
 
 
@@ -182,3 +182,21 @@ def test_sarif_written_a_result_at_a_time_is_json_dumps_of_the_log(run_cli, writ
         result = run_cli("check", "--format", "sarif", str(write("calm.md", "Nothing volatile here.\n")))
     assert result.stdout == json.dumps(json.loads(result.stdout), indent=2, ensure_ascii=False) + "\n"
     assert (case == "clean") == ('"results": []' in result.stdout)
+
+
+@pytest.mark.parametrize("name", ["with space.j2", "café.j2", "notes#1.j2", "why?.j2", "c:draft.j2", "100%.j2"])
+def test_sarif_uris_are_percent_encoded_references_to_the_file(run_cli, write, long_rules, name):
+    # Written raw, `notes#1.j2` was the file `notes` with a fragment, `c:draft.j2` a URI of
+    # the scheme `c`, `with space.j2` no URI reference at all.
+    from urllib.parse import unquote, urlsplit
+
+    path = write(name, f"Now: {CLOCK}\n{long_rules}\n")
+    result, log = _sarif(run_cli, name, "--select", "PC101", cwd=path.parent)
+    assert result.exit_code == 1
+    (found,) = log["runs"][0]["results"]
+    uri = found["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    parts = urlsplit(uri)
+    assert (parts.scheme, parts.query, parts.fragment) == ("", "", "")
+    assert uri.isascii() and " " not in uri and unquote(parts.path) == name
+    base = log["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"]
+    assert Path(unquote(urlsplit(base + uri).path)) == path

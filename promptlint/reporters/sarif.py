@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 from promptlint.core.findings import Finding, Lines, Report
 from promptlint.fix.linediff import Edit
@@ -89,8 +90,13 @@ def _artifact_changes(uri: str, edits: Sequence[Edit]) -> list[dict[str, Any]]:
 
 
 def _uri(path: str) -> str:
+    """A file's URI reference, relative to SRCROOT (the working directory) where it is
+    inside it. Percent-encoded as RFC 3986 asks: a space, a non-ASCII letter, a `#` (read as
+    a fragment), a `?` or a colon in the first segment (read as a scheme) named another
+    file, or none, to code scanning."""
     rel = os.path.relpath(os.path.abspath(path))
-    return Path(rel if not rel.startswith("..") else os.path.abspath(path)).as_posix()
+    posix = Path(rel if not rel.startswith("..") else os.path.abspath(path)).as_posix()
+    return quote(posix.encode("utf-8", "surrogateescape"), safe="/")
 
 
 def chunks(
