@@ -107,7 +107,7 @@ def main() -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are reported (2 still means failure).")
 @click.option("--no-frames", is_flag=True, help="Do not print code frames under findings.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Check files in this many processes (default: the number of cores).")
+              help="Check files in this many processes (default: the cores this process may use).")
 @click.option("--no-cache", is_flag=True, help="Analyse every file again (do not read or write the result cache).")
 @click.option("--changed-since", "changed_since", metavar="REF",
               help="Report only findings on lines changed since this git ref (all of new files).")
@@ -174,6 +174,7 @@ def check(
 
         moved = moved_something(fixed)
 
+    from promptlint.parallel import available_cores
     from promptlint.resultcache import ResultCache
 
     report = check_paths(
@@ -181,7 +182,7 @@ def check(
         config_file=config_file,
         syntax=syntax,
         cache=None if no_cache else ResultCache(),
-        jobs=jobs or os.cpu_count() or 1,
+        jobs=jobs or available_cores(),
         model=model,
         provider=provider,
         select=selected,
@@ -313,7 +314,7 @@ def _provider_or_exit(provider: str) -> str:
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Use this promptlint.toml or pyproject.toml.")
 @click.option("--syntax", type=click.Choice(SYNTAXES), help="Read every file as this syntax.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
-              help="Plan and prove the fixes in this many processes (default: the number of cores).")
+              help="Plan and prove the fixes in this many processes (default: the cores this process may use).")
 def fix(
     paths: Sequence[str],
     show_diff: bool,
@@ -348,11 +349,12 @@ def _run_fix(
 ) -> tuple[int, FixReport]:
     """Fix (or, with --diff/--check, only plan) and report; returns the exit code and the report."""
     from promptlint.fix import fix_paths
+    from promptlint.parallel import available_cores
     from promptlint.reporters import fixreport, text
 
     write = not (show_diff or check_only)
     report = fix_paths(list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model,
-                       provider=provider, jobs=jobs or os.cpu_count() or 1)
+                       provider=provider, jobs=jobs or available_cores())
     fixreport.render(report, text.console(stderr=to_stderr), show_diff=show_diff, write=write,
                      tail_note=tail_note and write)
     # `--diff` writes nothing, like `--check`: a fix it shows is still to be made (as ruff).

@@ -33,6 +33,75 @@ _CHUNKS_PER_JOB = 24
 PROCESS_MIN_BYTES = tokens.SMALL_TEXT_BUDGET
 
 
+def available_cores(cgroup_root: str = "/sys/fs/cgroup", proc_cgroup: str = "/proc/self/cgroup") -> int:
+    """The cores this process may run on: those its CPU affinity allows, fewer where a cgroup
+    CPU quota (a container's ``--cpus``, a CI runner's limit) gives it less time than that.
+    ``os.cpu_count()`` counts the host's: in a container limited to 2 CPUs on a 64-core host,
+    ``-j`` defaulted to 64 workers, each with its own heap, on 2 CPUs' worth of time."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    quota = _cgroup_quota(cgroup_root, proc_cgroup)
+    return max(1, min(cores, quota) if quota is not None else cores)
+
+
+def _cgroup_quota(root: str, proc_cgroup: str) -> int | None:
+    """The CPUs a cgroup quota allows this process (rounded up), the tightest of its own
+    cgroup's and its ancestors' (v2 ``cpu.max``, v1 ``cpu.cfs_quota_us``); None without one."""
+    try:
+        with open(proc_cgroup, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    found: list[float] = []
+    for line in lines:
+        fields = line.split(":", 2)
+        if len(fields) != 3:
+            continue
+        _, controllers, path = fields
+        names: tuple[str, ...]
+        if controllers == "":  # cgroup v2, the unified hierarchy
+            folders, names = [root], ("cpu.max",)
+        elif "cpu" in controllers.split(","):
+            folders = [os.path.join(root, c) for c in (controllers, "cpu", "cpu,cpuacct")]
+            names = ("cpu.cfs_quota_us", "cpu.cfs_period_us")
+        else:
+            continue
+        parts = [p for p in path.split("/") if p and p != ".."]
+        for folder in dict.fromkeys(folders):
+            for depth in range(len(parts), -1, -1):  # the process's own cgroup, then each above it
+                limit = _cpu_limit(os.path.join(folder, *parts[:depth]), names)
+                if limit is not None:
+                    found.append(limit)
+    if not found:
+        return None
+    tightest = min(found)
+    return max(1, int(tightest) + (tightest > int(tightest)))
+
+
+def _cpu_limit(folder: str, names: tuple[str, ...]) -> float | None:
+    """CPUs the quota in ``folder`` allows: quota over period; None where it sets none."""
+    try:
+        texts = []
+        for name in names:
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                texts.append(f.read().split())
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        if len(texts) == 1:  # v2: "max 100000" or "200000 100000"
+            quota, period = texts[0][0], texts[0][1]
+        else:  # v1: "-1" or "200000", and the period
+            quota, period = texts[0][0], texts[1][0]
+        if quota in ("max", "-1"):
+            return None
+        value, base = int(quota), int(period)
+    except (IndexError, ValueError):
+        return None
+    return value / base if value > 0 and base > 0 else None
+
+
 def worth_processes(jobs: int, items: int, total_bytes: int | None = None) -> bool:
     """Whether ``items`` are worth ``jobs`` worker processes: each worker gets two at
     least (fewer are done here sooner than a pool starts), and, when ``total_bytes`` (what
