@@ -85,6 +85,15 @@ def _config_fingerprint(config: Config) -> str:
     return repr(sorted(values.items(), key=lambda item: item[0]))
 
 
+def _discard(entry: Path) -> None:
+    """Remove a cache entry that cannot be used, if it can be: the cache folder may be no
+    folder (``PROMPTLINT_CACHE_DIR=/dev/null``), read-only, or hold a folder by that name."""
+    try:
+        entry.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def _write_json(path: Path, data: dict[str, Any]) -> bool:
     """Write ``data`` to ``path`` atomically (a temporary file, then a rename), safe under
     concurrent runs; False when the cache folder cannot be written (that only costs speed)."""
@@ -131,10 +140,10 @@ class ResultCache:
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
-            entry.unlink(missing_ok=True)
+            _discard(entry)
             return None
         if not isinstance(data, dict) or data.get("schema") != _SCHEMA or not isinstance(data.get("result"), dict):
-            entry.unlink(missing_ok=True)
+            _discard(entry)
             return None
         try:
             os.utime(entry)  # most recently used, for pruning
@@ -175,4 +184,4 @@ class ResultCache:
             return
         entries.sort(reverse=True)
         for _, path in entries[keep:]:
-            path.unlink(missing_ok=True)
+            _discard(path)

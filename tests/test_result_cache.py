@@ -7,6 +7,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from promptlint.resultcache import ResultCache
 
 CLOCK = '{{ now().strftime("%H:%M:%S") }}'
@@ -60,6 +62,30 @@ def test_a_corrupt_entry_is_ignored_and_replaced(run_cli, write, long_rules):
     result = run_cli("check", str(path), "--format", "json")
     assert result.exit_code == 1 and json.loads(result.stdout)["findings"]
     assert json.loads(entry.read_text())["schema"] == 1
+
+
+@pytest.mark.parametrize("where", ["a file", "below a file", "an entry that is a folder"])
+def test_a_cache_folder_that_cannot_be_used_only_costs_speed(run_cli, write, long_rules, tmp_path, monkeypatch, where):
+    # PROMPTLINT_CACHE_DIR=/dev/null (or a folder where an entry's name is a folder) made the
+    # cache's clean-up of an unreadable entry raise NotADirectoryError: an internal error.
+    path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    expected = run_cli("check", "--no-cache", "--format", "json", str(path))
+    folder = tmp_path / "cache-file"
+    folder.write_text("not a folder\n")
+    if where == "below a file":
+        folder = folder / "sub"
+    elif where == "an entry that is a folder":
+        folder = tmp_path / "cache"
+        monkeypatch.setenv("PROMPTLINT_CACHE_DIR", str(folder))
+        run_cli("check", str(path))
+        (entry,) = folder.glob("*/*.json")
+        entry.unlink()
+        entry.mkdir()
+    monkeypatch.setenv("PROMPTLINT_CACHE_DIR", str(folder))
+    for _ in range(2):
+        result = run_cli("check", "--format", "json", str(path))
+        assert result.exit_code == 1 and json.loads(result.stdout) == json.loads(expected.stdout)
+    assert (tmp_path / "cache-file").read_text() == "not a folder\n"
 
 
 def test_files_with_includes_are_never_cached(run_cli, write, long_rules):
