@@ -175,13 +175,13 @@ def check(
         moved = moved_something(fixed)
 
     from promptlint.parallel import available_cores
-    from promptlint.resultcache import ResultCache
+    from promptlint.resultcache import user_cache
 
     report = check_paths(
         list(paths),
         config_file=config_file,
         syntax=syntax,
-        cache=None if no_cache else ResultCache(),
+        cache=None if no_cache else user_cache(),
         jobs=jobs or available_cores(),
         model=model,
         provider=provider,

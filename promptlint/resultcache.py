@@ -31,13 +31,26 @@ _PRUNE_EVERY = 64
 _SCHEMA = 1
 
 
-def default_folder() -> Path:
+def default_folder() -> Path | None:
+    """``PROMPTLINT_CACHE_DIR``, else the user cache folder's; None where there is none (no
+    HOME and a user the password database does not know: a container run as a bare uid)."""
     override = os.environ.get("PROMPTLINT_CACHE_DIR")
     if override:
         return Path(override)
     import platformdirs
 
-    return Path(platformdirs.user_cache_dir("promptlint")) / f"results-v{_SCHEMA}"
+    try:
+        folder = Path(platformdirs.user_cache_dir("promptlint"))
+    except (RuntimeError, KeyError, OSError):
+        return None
+    return folder / f"results-v{_SCHEMA}" if folder.is_absolute() else None
+
+
+def user_cache() -> ResultCache | None:
+    """The result cache in the user's cache folder; None (files are checked without one)
+    where there is no such folder."""
+    folder = default_folder()
+    return ResultCache(folder) if folder is not None else None
 
 
 @cache
@@ -119,8 +132,8 @@ def _write_json(path: Path, data: dict[str, Any]) -> bool:
 class ResultCache:
     """Check results by key, in one folder."""
 
-    def __init__(self, folder: Path | None = None) -> None:
-        self.folder = folder or default_folder()
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
         self._writes = 0
 
     def key(self, data: bytes, path: str, syntax: str | None, config: Config) -> str:

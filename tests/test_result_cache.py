@@ -379,3 +379,21 @@ def test_a_parallel_run_makes_no_per_file_config_for_what_its_workers_checked(pr
     checked = api.check_paths(tmp_path, jobs=1)
     assert [r.to_json() for r in checked.files] == [r.to_json() for r in report.files]
     assert len(made) == 6
+
+
+def test_without_a_user_cache_folder_files_are_checked_without_a_cache(run_cli, write, long_rules, tmp_path,
+                                                                        monkeypatch):
+    # No HOME and a uid the password database does not know (a container run as a bare
+    # uid): platformdirs raised RuntimeError, an internal error.
+    import platformdirs
+
+    path = write("a.j2", f"Now: {CLOCK}\n{long_rules}\n")
+    monkeypatch.delenv("PROMPTLINT_CACHE_DIR")
+
+    def nowhere(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise RuntimeError("could not determine the home directory for '~/.cache'")
+
+    monkeypatch.setattr(platformdirs, "user_cache_dir", nowhere)
+    for _ in range(2):
+        result = run_cli("check", "--format", "json", str(path), cwd=tmp_path)
+        assert result.exit_code == 1 and json.loads(result.stdout)["findings"]
