@@ -103,3 +103,27 @@ def test_lines_that_recur_thousands_of_times_are_matched_without_difflib_quadrat
     b = a[3:] + a[:3]
     pairs = matched_lines(a, b)
     assert len(pairs) >= len(a) - 6
+
+
+def test_a_line_moved_across_lines_that_recur_is_one_deletion_and_one_insertion() -> None:
+    # The clock line was the only line that occurs once on both sides: as the only anchor it
+    # split the file, and all thirty rules were deleted and inserted again.
+    rule = "Answer with care, cite the handbook, and keep to the point. " * 20 + "\n"
+    a = ["Now: {{ now }}\n", "\n", *[rule] * 30]
+    b = [*[rule] * 30, "\n", "Now: {{ now }}\n"]
+    changed = [line for line in unified_diff(a, b, "a/x", "b/x").splitlines()[2:] if line[:1] in "+-"]
+    assert changed == ["-Now: {{ now }}", "-", "+", "+Now: {{ now }}"]
+    edits = line_edits("".join(a), "".join(b))
+    assert sum(length + len(text) for _, length, text in edits) == 2 * len("Now: {{ now }}\n\n")
+
+
+def test_a_small_file_keeps_the_match_that_keeps_more_text() -> None:
+    # difflib keeps more lines here (the short moved ones) but less text: the stable sections
+    # would be shown moving up, not the volatile lines down.
+    long = ["## Safety\n", "Pour soy and beeswax blends slowly, " * 30 + "\n", "\n",
+            "## Answers\n", "Lead with the answer, then the reason. " * 30 + "\n"]
+    volatile = ["- Time: {t}\n", "- User: {u}\n", "- Session: {s}\n"] * 2 + ["\n"]
+    a = ["You are the assistant.\n", "\n", *volatile, *long]
+    b = ["You are the assistant.\n", "\n", *long, "\n", *volatile[:-1]]
+    kept = sum(len(a[i]) for i, _ in matched_lines(a, b))
+    assert kept >= sum(map(len, long)) + len(a[0]) + 1

@@ -7,8 +7,9 @@ through a file (blank lines, a clock line written 500 times) that is quadratic, 
 file keeps most of its lines once each, so the lines that occur exactly once on both sides
 anchor the match (patience diff, as ``git diff --patience``): the longest run of them in the
 same order on both sides is matched, and each stretch between two anchors is matched again
-the same way, with difflib only for a stretch that has no such line. Whatever is matched is
-equal, in order on both sides, so the opcodes always turn one text into the other.
+the same way, with difflib only for a stretch that has no such line. A small file is also
+matched by difflib alone, and whichever match keeps more text is used. Whatever is matched
+is equal, in order on both sides, so the opcodes always turn one text into the other.
 """
 
 from __future__ import annotations
@@ -54,7 +55,28 @@ def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def matched_lines(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
     """Pairs (i, j) with ``a[i] == b[j]``, increasing in both: a common subsequence of the
-    two line lists, found as the module's docstring says (without recursion)."""
+    two line lists, found as the module's docstring says (without recursion). For a small
+    file, difflib's own match where it keeps more text: anchored on the lines that occur
+    once, a line moved across lines that recur (a clock line above thirty identical ones)
+    can be the only anchor, and every other line is deleted and inserted again. (Where
+    difflib keeps more lines but less text, the stable text it keeps in place is moved
+    up, not the volatile lines down: the diff shows less of what the fix did.)"""
+    found = _patience(a, b)
+    if len(a) * len(b) <= _DIFFLIB_CELLS and len(found) < min(len(a), len(b)):
+        blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+        other = [(i + k, j + k) for i, j, size in blocks for k in range(size)]
+        if sum(len(a[i]) for i, _ in other) > sum(len(a[i]) for i, _ in found):
+            return other
+    return found
+
+
+# Files of at most this many line pairs (old lines × new lines) are matched by difflib too,
+# without its junk heuristic: at worst this many comparisons, a few milliseconds.
+_DIFFLIB_CELLS = 200 * 200
+
+
+def _patience(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int]]:
+    """:func:`matched_lines` by the lines that occur once (see the module's docstring)."""
     found: list[tuple[int, int]] = []
     stack = [(0, len(a), 0, len(b))]
     while stack:
