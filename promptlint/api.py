@@ -342,6 +342,8 @@ def check_paths(
     exit code: it fails at the ``fail_on`` given here, else at the strictest ``fail-on``
     configured for the checked files.
     """
+    if options.get("fail_on") is not None:
+        severity_rank(options["fail_on"])  # a mistyped severity, said before any file is read
     with _settled_heap() as heap, config_mod.one_lookup_per_folder():
         return _check_paths(paths, config_file, syntax, hook, cache, jobs, heap, options)
 

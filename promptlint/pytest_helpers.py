@@ -32,6 +32,9 @@ def assert_cache_friendly(path_or_text: str | os.PathLike[str], fail_on: str = "
     from promptlint.api import check_paths, check_text
 
     threshold = severity_rank(fail_on)
+    if not isinstance(path_or_text, str | os.PathLike):
+        # bytes were checked as the text of their repr ("b'...'"), and passed
+        raise TypeError(f"assert_cache_friendly takes prompt text (str) or a path, not {type(path_or_text).__name__}")
     if isinstance(path_or_text, os.PathLike) or _is_path(str(path_or_text)):
         report = check_paths(path_or_text, syntax=syntax)
         problems = list(report.errors) + [f"{r.path}: {r.error}" for r in report.files if r.error]
@@ -48,7 +51,7 @@ def assert_cache_friendly(path_or_text: str | os.PathLike[str], fail_on: str = "
 
 
 def _is_path(text: str) -> bool:
-    if "\n" in text:
+    if not text or "\n" in text:  # Path("") is the working directory: empty text is a prompt
         return False
     try:
         return Path(text).exists()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from promptlint.api import check_paths
 from promptlint.pytest_helpers import CacheUnfriendly, assert_cache_friendly
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures/agents"
@@ -34,3 +35,23 @@ def test_an_unreadable_path_is_not_a_pass(tmp_path):
     bad.write_bytes(b"\xff\xfe")
     with pytest.raises(AssertionError, match="could not check"):
         assert_cache_friendly(bad)
+
+
+def test_empty_prompt_text_is_a_prompt_not_the_working_directory(tmp_path, monkeypatch):
+    # Path("") is the working directory: "" was checked as a path, and failed as "no such file".
+    monkeypatch.chdir(ROOT / "templates")  # a folder with findings: read as a path, it fails
+    assert_cache_friendly("")
+
+
+def test_a_mistyped_severity_is_a_value_error_naming_the_severities():
+    # It was `tuple.index(x): x not in tuple`, and check_paths said it after checking every file.
+    with pytest.raises(ValueError, match="unknown severity 'fatal': one of error, warning, info"):
+        assert_cache_friendly("Hello", fail_on="fatal")
+    with pytest.raises(ValueError, match="unknown severity 'fatal': one of error, warning, info"):
+        check_paths([str(ROOT / "SOUL.md")], fail_on="fatal")
+
+
+def test_bytes_are_refused_not_checked_as_their_repr():
+    # b"..." was checked as the text "b'...'", and passed whatever it held.
+    with pytest.raises(TypeError, match="not bytes"):
+        assert_cache_friendly(b"Now: {{ now() }}")  # type: ignore[arg-type]

@@ -39,7 +39,12 @@ def kind_of_value(value: Any, *, mapping: str, sequence: str) -> str:
 
 
 def severity_rank(severity: str) -> int:
-    return SEVERITIES.index(severity)
+    """0 for info, 1 for warning, 2 for error; ValueError naming the three for anything else
+    (a ``fail_on`` given through the Python API is not checked by the command line's choices)."""
+    try:
+        return SEVERITIES.index(severity)
+    except ValueError:
+        raise ValueError(f"unknown severity {severity!r}: one of {', '.join(reversed(SEVERITIES))}") from None
 
 
 def lower_severity(severity: str) -> str:
