@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache, partial
 from types import ModuleType
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -342,11 +342,19 @@ def check_paths(
     exit code: it fails at the ``fail_on`` given here, else at the strictest ``fail-on``
     configured for the checked files.
     """
+    unknown = sorted(set(options) - _OPTIONS)
+    if unknown:  # said here, not as Config.__init__'s complaint from inside the first file's check
+        raise TypeError(f"check_paths() got unknown option(s) {', '.join(unknown)}; the options are the config's "
+                        "keys: select, ignore, model, provider, fail_on, stable, volatile, max_file_size, …")
     if options.get("fail_on") is not None:
         severity_rank(options["fail_on"])  # a mistyped severity, said before any file is read
     with _settled_heap() as heap, config_mod.one_lookup_per_folder():
         return _check_paths(paths, config_file, syntax, hook, cache, jobs, heap, options)
 
+
+# What check_paths takes as options: the config's own fields (the command line's options and
+# the run's, such as plan_fixes), not what a config file's reading fills in.
+_OPTIONS = frozenset(f.name for f in fields(Config)) - {"path", "key_lines", "includes", "extends"}
 
 _FILES_PER_SETTLEMENT = 8
 

@@ -140,6 +140,8 @@ class Config:
         if run is not None and key in run.with_options and run.with_options[key][0] is self:
             return run.with_options[key][1]
         for name in ("select", "ignore"):
+            if isinstance(options.get(name), str):  # "PC101,PC2" as the command line takes it, not its letters
+                options[name] = tuple(code.strip() for code in options[name].split(",") if code.strip())
             problem = unknown_rule_codes(tuple(options.get(name) or ()))
             if problem:
                 raise ConfigError(f"`{name}`: {problem}")

@@ -55,3 +55,15 @@ def test_bytes_are_refused_not_checked_as_their_repr():
     # b"..." was checked as the text "b'...'", and passed whatever it held.
     with pytest.raises(TypeError, match="not bytes"):
         assert_cache_friendly(b"Now: {{ now() }}")  # type: ignore[arg-type]
+
+
+def test_check_paths_takes_select_as_the_command_line_does_and_names_an_unknown_option(long_rules, tmp_path):
+    # select="PC101" was read letter by letter ("unknown rule codes C, 1, 0, 1"); an unknown
+    # option was Config.__init__'s TypeError from inside the first file's check.
+    path = tmp_path / "a.j2"
+    path.write_text(f"Now: {{{{ now() }}}}\nUser: {{{{ user.name }}}}\n{long_rules}\n")
+    assert {f.rule for f in check_paths(path, select="PC101").findings} == {"PC101"}
+    assert check_paths(path, select="PC101, PC105").files[0].error is None
+    assert check_paths(path, ignore="PC101,PC105").findings == check_paths(path, ignore=("PC101", "PC105")).findings
+    with pytest.raises(TypeError, match="unknown option.*colour"):
+        check_paths(path, colour=True)
