@@ -52,6 +52,14 @@ RULES = "\n".join(
         ("retro.txt", "Started: `${SESSION_START}`\n", "dollar"),
         # unbalanced braces cannot be a format template
         ("code.txt", "Write `if (x) {` on one line and {close} it with {brace later\n", "markdown"),
+        # Markdown heading attributes (MkDocs, Pandoc) open with `{#`: no Jinja comment without
+        # `#}`. Read as Jinja, each page of a documentation site was a malformed template.
+        ("agents.md", "# Agents\n\n## Choose the next guide {#choose-the-next-guide}\n\nText.\n", "markdown"),
+        ("setup.md", "## Setup {#setup .important}\nRun it.\n", "markdown"),
+        ("notes.md", "Hello {{ name }}.\n{# a Jinja comment #}\n", "jinja"),
+        ("notes.md", "You are kind.\n{# was: {{ user }} #}\n", "jinja"),
+        # Hugo shortcodes, `{{% notice %}}` and `{{< ref >}}`: no Jinja statement
+        ("page.md", "{{% notice tip %}}\nUse the thing.\n{{% /notice %}}\nSee {{< ref \"other.md\" >}}.\n", "markdown"),
     ],
 )
 def test_inferred_syntax(path: str, text: str, syntax: str) -> None:

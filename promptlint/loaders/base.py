@@ -105,7 +105,7 @@ def decode(data: bytes) -> Decoded:
     return Decoded(text, has_bom, newline)
 
 
-_JINJA_MARKERS = re.compile(r"\{%-?\s*\w+|\{\{-?\s*[\w(]|\{#")
+_JINJA_MARKERS = re.compile(r"(?<!\{)\{%-?\s*\w+|\{\{-?\s*[\w(]|\{#")
 _MUSTACHE_MARKERS = re.compile(r"\{\{\{?\s*[#^/>!&]?\s*[\w.]+\s*\}?\}\}")
 _MUSTACHE_SECTION = re.compile(r"\{\{~?\s*[#^/>!]")
 _MUSTACHE_NAME = re.compile(r"\{\{\{?~?\s*([A-Za-z_@][\w.@-]*)\s*~?\}?\}\}")
@@ -351,12 +351,22 @@ def _go_actions(body: str) -> str | None:
 
 # `{#` not after `{` (the look-behind follows the brace: see _FORMAT_FIELD).
 _JINJA_COMMENT = re.compile(r"\{(?<!\{\{)#")
+# `{%` opens a Jinja statement, but `{{% notice %}}` is a Hugo shortcode.
+_JINJA_STATEMENT = re.compile(r"(?<!\{)\{%-?\s*(\w+)")
+
+
+def _jinja_comment(text: str) -> bool:
+    """Whether ``text`` holds a Jinja comment: a `{#` (not Mustache's `{{#each}}`) with a
+    `#}` after it. A Markdown heading's attributes (`## Setup {#setup}`, MkDocs, Pandoc) open
+    with `{#` and close with `}`: read as Jinja, every page of a documentation site was a
+    "malformed Jinja template"."""
+    opener = _JINJA_COMMENT.search(text)
+    return opener is not None and text.find("#}", opener.end()) >= 0
 
 
 def _infer_from_content(text: str, suffix: str) -> Inference | None:
-    # `{#` opens a Jinja comment, but `{{#each}}` is a Mustache section.
-    if ("{%" in text or _JINJA_COMMENT.search(text)) and _JINJA_MARKERS.search(text):
-        statements = re.findall(r"\{%-?\s*(\w+)", text)
+    if (_JINJA_STATEMENT.search(text) or _jinja_comment(text)) and _JINJA_MARKERS.search(text):
+        statements = _JINJA_STATEMENT.findall(text)
         what = f"{len(statements)} `{{% … %}}` statement(s)" if statements else "`{# … #}` comments"
         return Inference("jinja", f"inferred from content: {what}", True)
     body = _outside_fences(text)
