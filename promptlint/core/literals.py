@@ -23,9 +23,10 @@ _EMAIL = r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"
 _NAME = r"[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’.-]+){0,3}"
 # "Dana Whitfield (dana@…)", "Dana Whitfield <dana@…>", "Dana Whitfield, dana@…"
 _NAME_AND_EMAIL = re.compile(rf"(?P<name>{_NAME})[ \t]*(?:\(|<|\[|,[ \t]*)(?P<email>{_EMAIL})[)>\]]?")
-# "Signed in as: dana@…", "User: dana@…", "Logged in user = dana@…"
+# "Signed in as: dana@…", "User: dana@…", "Logged in user = dana@…"; not a URI's user and
+# password ("mongodb+srv://user:password@cluster.example.net", "https://user:pw@host/…").
 _LABELLED_EMAIL = re.compile(
-    rf"(?i:\b(?:signed[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|logged[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|current[ \t]+user|"
+    rf"(?i:(?<![/\w])(?:signed[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|logged[- ]in(?:[ \t]+user)?(?:[ \t]+as)?|current[ \t]+user|"
     rf"user(?:[ \t]+e-?mail)?|customer(?:[ \t]+e-?mail)?)[ \t]*[:=]?[ \t]*)(?P<email>{_EMAIL})"
 )
 # Labels of the person an assistant serves ("Buyer:", "Learner:", "Signed in:"), as a pattern.
