@@ -58,6 +58,11 @@ RULES = "\n".join(
         ("setup.md", "## Setup {#setup .important}\nRun it.\n", "markdown"),
         ("notes.md", "Hello {{ name }}.\n{# a Jinja comment #}\n", "jinja"),
         ("notes.md", "You are kind.\n{# was: {{ user }} #}\n", "jinja"),
+        # A page about Jinja prompts: its statements are examples in fences, and `{{}}` in prose
+        # is no expression (read as Jinja, the page was a malformed template)
+        ("guide.md", "Put the input name in `{{}}`.\n\n```jinja\n{% for ex in examples %}\n{{ ex.text }}\n"
+                     "{% endfor %}\n```\n", "markdown"),
+        ("prompt.md", "Examples:\n{% for ex in examples %}\n```\n{{ ex.text }}\n```\n{% endfor %}\n", "jinja"),
         # Hugo shortcodes, `{{% notice %}}` and `{{< ref >}}`: no Jinja statement
         ("page.md", "{{% notice tip %}}\nUse the thing.\n{{% /notice %}}\nSee {{< ref \"other.md\" >}}.\n", "markdown"),
     ],

@@ -365,11 +365,11 @@ def _jinja_comment(text: str) -> bool:
 
 
 def _infer_from_content(text: str, suffix: str) -> Inference | None:
-    if (_JINJA_STATEMENT.search(text) or _jinja_comment(text)) and _JINJA_MARKERS.search(text):
+    body = _outside_fences(text)
+    if (_JINJA_STATEMENT.search(body) or _jinja_comment(body)) and _JINJA_MARKERS.search(body):
         statements = _JINJA_STATEMENT.findall(text)
         what = f"{len(statements)} `{{% … %}}` statement(s)" if statements else "`{# … #}` comments"
         return Inference("jinja", f"inferred from content: {what}", True)
-    body = _outside_fences(text)
     go = _go_actions(body)
     if go is not None:
         return Inference("go", f"inferred from content: {go}", True)
