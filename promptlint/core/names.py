@@ -192,6 +192,10 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
                 continue
             kind, frequency = entry
             if kind == "tool-order" and _names_one_tool(parts, index, position):
+                if index == len(parts) - 1 and index > 0:
+                    # `step.tool_name`, `call.toolName`: the leaf is one tool's name, whatever
+                    # holds it (a workflow step is no per-request id here)
+                    return weak
                 continue  # `toolRefs.read`, `BASH_TOOL_NAME`: a constant, not a list
             if word in _PERSON_NAMES and _THINGS.intersection(flat[: flat.index(word)]):
                 continue  # `repo.full_name`, `project.display_name`: the name of a thing
