@@ -12,6 +12,7 @@ and class attributes, and helper functions of the module (two calls deep). See
 from __future__ import annotations
 
 import ast
+from collections import deque
 
 from promptlint.core.ir import Template
 from promptlint.loaders.code import build_template, is_prompt_name, may_hold_prompt
@@ -29,11 +30,28 @@ __all__ = ["load"]
 
 class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
     def read(self) -> Template:
-        for node in ast.walk(self.tree):
-            for child in ast.iter_child_nodes(node):
+        # One breadth-first walk of the tree (ast.walk's order) learns what the reading needs:
+        # each node's parent, each method's class, the memoised functions, the functions in
+        # order, and the multi-line statements. Four walks of a 477 KB test module took 0.3 s.
+        functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        statements: list[tuple[int, int]] = []
+        todo: deque[ast.AST] = deque([self.tree])
+        while todo:
+            node = todo.popleft()
+            children = list(ast.iter_child_nodes(node))
+            for child in children:
                 self.parents[id(child)] = node
                 if isinstance(node, ast.ClassDef) and isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                     self.owner[id(child)] = node
+            todo.extend(children)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                functions.append(node)
+                memo = _memo_decorator(node)
+                if memo:
+                    self.memoised[id(node)] = memo
+            if (isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND)
+                    and node.end_lineno is not None and node.end_lineno > node.lineno):
+                statements.append((node.lineno, node.end_lineno))
         for stmt in self.tree.body:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.functions[stmt.name] = stmt
@@ -41,37 +59,27 @@ class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
                 for item in stmt.body:
                     if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
                         self.methods.setdefault(item.name, item)
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                memo = _memo_decorator(node)
-                if memo:
-                    self.memoised[id(node)] = memo
         self.run(self.tree.body, self.module)
         self.finish(self.module)
         data = self.source.encode("utf-8")
         byte_lines = [0]  # where each line starts in ``data`` (its line end included in the one before)
         for start, end in zip(self._line_starts, self._line_starts[1:], strict=False):
             byte_lines.append(byte_lines[-1] + len(self.source[start:end].encode("utf-8")))
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                # A function whose text holds no prompt word sends no prompt itself (it is
-                # still followed when a prompt calls it): not walked.
-                start = byte_lines[node.lineno - 1] + node.col_offset
-                end = byte_lines[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0)
-                owner = self.owner.get(id(node))
-                if may_hold_prompt(data[start:end], self.prompt_names) or (
-                        owner is not None and is_prompt_name(owner.name, self.prompt_names)):
-                    self.read_function(node)
+        for fn in functions:
+            # A function whose text holds no prompt word sends no prompt itself (it is
+            # still followed when a prompt calls it): not walked.
+            start = byte_lines[fn.lineno - 1] + fn.col_offset
+            end = byte_lines[(fn.end_lineno or fn.lineno) - 1] + (fn.end_col_offset or 0)
+            owner = self.owner.get(id(fn))
+            if may_hold_prompt(data[start:end], self.prompt_names) or (
+                    owner is not None and is_prompt_name(owner.name, self.prompt_names)):
+                self.read_function(fn)
         template = build_template(self.path, "python", self.source, self.prompts)
         # Numbered as findings are (a line ends at "\n" only), not as Python numbers them (a
         # lone CR ends a line too): a suppression comment's statement is where its findings are.
         line_of = template.lines.position
-        template.statements = [
-            (line_of(self._line_starts[n.lineno - 1]).line, line_of(self._line_starts[n.end_lineno - 1]).line)
-            for n in ast.walk(self.tree)
-            if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND)
-            and n.end_lineno is not None and n.end_lineno > n.lineno
-        ]
+        template.statements = [(line_of(self._line_starts[first - 1]).line, line_of(self._line_starts[last - 1]).line)
+                               for first, last in statements]
         return template
 
     def read_function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
