@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -398,6 +399,21 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
     replay_text.render(result, Console(highlight=False, soft_wrap=True))
 
 
+class _Finite(click.FloatRange):
+    """A FloatRange that also refuses nan, which compares false with every bound: a nan
+    --budget refused nothing (any estimate was sent) and a nan --timeout broke the SDK."""
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number.", param, ctx)
+        return number
+
+
+#: The longest --timeout: a day. Past ~1e9 s the HTTP client's deadline overflows time_t.
+MAX_TIMEOUT_S = 86400.0
+
+
 @main.command("probe")
 @click.argument("path")
 @click.option("--provider", required=True,
@@ -423,9 +439,9 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
               help="Also write the report: .md, .json or .html (self-contained).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--dry-run", is_flag=True, help="Print the requests, their tokens and the estimated price; send nothing.")
-@click.option("--budget", type=click.FloatRange(min=0), default=0.50, show_default=True,
+@click.option("--budget", type=_Finite(min=0), default=0.50, show_default=True,
               help="Refuse to send when the estimate (USD) exceeds this.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+@click.option("--timeout", type=_Finite(min=0, min_open=True, max=MAX_TIMEOUT_S), default=60.0, show_default=True,
               help="Seconds per request.")
 @click.option("--max-retries", type=click.IntRange(min=0), default=2, show_default=True,
               help="The SDK's retries for 429, 5xx and connection errors.")

@@ -87,10 +87,23 @@ class Usage:
     raw: Mapping[str, Any] = field(default_factory=dict)
 
 
-def number(value: Any) -> int:
-    """A usage count; a missing or null one is 0."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+#: More tokens than any model's context window holds: a usage count past it is not real.
+MAX_TOKENS = 1_000_000_000
+
+
+class UsageError(ValueError):
+    """A usage object whose counts cannot be a response's (the adapter names the provider)."""
+
+
+def number(value: Any, name: str = "a count") -> int:
+    """A usage count; a missing or null one is 0. UsageError for a value that is no count
+    (a string, a negative, fractional, nan or infinite number, one past :data:`MAX_TOKENS`):
+    read as it came, it made hit rates over 100 %, negative costs or a crash."""
+    if value is None:
         return 0
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= MAX_TOKENS \
+            or value != int(value):
+        raise UsageError(f"{name} is {value!r}, not a token count")
     return int(value)
 
 
@@ -105,6 +118,8 @@ class Adapter:
         self.kind = models.OPENAI_CHAT
         self.cache_provider = self.name
         self.model = options.model or ""
+        if options.base_url is not None:
+            check_base_url(options.base_url)
         self.base_url = options.base_url or ""
         self.output_tokens = max(1, options.max_output_tokens)
         self.notes: list[str] = []
@@ -163,6 +178,33 @@ class Adapter:
         text = re.sub(r"(?<=://)[^/@\s]+@", "", text)
         return " ".join(text.split())[:300]
 
+    def usage_of(self, response: Any) -> Usage:
+        """The :class:`Usage` of a response, through :meth:`read_usage`; ProbeError when the
+        response has no usage object or counts that cannot be real."""
+        usage = getattr(response, "usage", None)
+        if usage is None:
+            raise ProbeError(f"{self.name}: the response carries no usage; cannot measure caching", "bad_response")
+        # The SDK builds responses without validating them: a count sent as a string would
+        # warn on stderr for every field; the check below says it once.
+        raw = usage.model_dump(exclude_unset=True, warnings=False) if hasattr(usage, "model_dump") else usage
+        if not isinstance(raw, Mapping):
+            raise ProbeError(f"{self.name}: the response's usage is {type(raw).__name__}, not an object; cannot "
+                             "measure caching", "bad_response")
+        try:
+            return self.read_usage(raw)
+        except UsageError as exc:
+            raise ProbeError(f"{self.name}: malformed usage in the response: {self.scrub(str(exc))}",
+                             "bad_response") from None
+
+    def read_usage(self, raw: Mapping[str, Any]) -> Usage:
+        """The probe's counters from a usage object (UsageError for impossible ones)."""
+        raise NotImplementedError
+
+    def not_json(self) -> ProbeError:
+        """The one-line error for a response body the SDK could not parse as JSON."""
+        return ProbeError(f"{self.name}: the server at {self.base_url} answered with a body that is not JSON: "
+                          "is --base-url the API's?", "bad_response")
+
     def call(self, create: Callable[..., Any], body: Mapping[str, Any]) -> Any:
         """``create(**body)``: parameters the SDK method lacks go in ``extra_body``."""
         accepted = set(inspect.signature(create).parameters)
@@ -209,6 +251,22 @@ def _message(exc: Any) -> str:
         if isinstance(error, Mapping) and isinstance(error.get("message"), str):
             return str(error["message"])
     return str(getattr(exc, "message", "") or exc)
+
+
+def check_base_url(url: str) -> None:
+    """ProbeError naming ``--base-url`` unless it is an http(s) URL with a host. Unchecked,
+    one without a scheme failed only when sent, as "connection refused"; a bad port or
+    bracket failed naming the prompt file; an empty one (``--base-url "$UNSET"``) went to
+    the provider's own API."""
+    shown = re.sub(r"(?<=://)[^/@\s]+@", "", url)  # never print credentials in the URL
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+    except ValueError as exc:
+        raise ProbeError(f"--base-url {shown!r}: {exc}", "usage") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ProbeError(f"--base-url {shown!r}: not an http(s) URL with a host, e.g. http://localhost:8000/v1",
+                         "usage")
 
 
 def shown_url(url: str) -> str:

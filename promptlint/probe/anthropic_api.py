@@ -14,11 +14,12 @@ Counters read (provider-caching.md §2.5): ``input_tokens`` (after the last brea
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from promptlint.probe import models
-from promptlint.probe.adapters import USER_MESSAGE, Adapter, Options, ProbeError, Usage, number, shown_url
+from promptlint.probe.adapters import USER_MESSAGE, Adapter, Options, ProbeError, Usage, UsageError, number, shown_url
 from promptlint.probe.prompt import Variant
 
 DEFAULT_MODEL = "claude-sonnet-5"
@@ -97,17 +98,19 @@ class AnthropicAdapter(Adapter):
             response = self.call(self._client.messages.create, body)
         except self._sdk.AnthropicError as exc:
             raise self.failure(exc, self._sdk) from None
-        usage = getattr(response, "usage", None)
-        if usage is None:
-            raise ProbeError(f"{self.name}: the response carries no usage; cannot measure caching", "bad_response")
-        return self.read_usage(usage.model_dump(exclude_unset=True))
+        except json.JSONDecodeError:
+            raise self.not_json() from None
+        return self.usage_of(response)
 
     def read_usage(self, raw: Mapping[str, Any]) -> Usage:
-        uncached = number(raw.get("input_tokens"))
-        read = number(raw.get("cache_read_input_tokens"))
-        written = number(raw.get("cache_creation_input_tokens"))
+        uncached = number(raw.get("input_tokens"), "input_tokens")
+        read = number(raw.get("cache_read_input_tokens"), "cache_read_input_tokens")
+        written = number(raw.get("cache_creation_input_tokens"), "cache_creation_input_tokens")
         split = raw.get("cache_creation")
-        one_hour = number(split.get("ephemeral_1h_input_tokens")) if isinstance(split, Mapping) else 0
+        one_hour = number(split.get("ephemeral_1h_input_tokens"), "ephemeral_1h_input_tokens") \
+            if isinstance(split, Mapping) else 0
+        if one_hour > written:  # a negative 5-minute write, priced below zero
+            raise UsageError(f"{one_hour:,} one-hour tokens of {written:,} cache_creation_input_tokens")
         missing = "cache_read_input_tokens" not in raw
         return Usage(uncached + read + written, read, written, one_hour, uncached,
-                     number(raw.get("output_tokens")), missing, dict(raw))
+                     number(raw.get("output_tokens"), "output_tokens"), missing, dict(raw))

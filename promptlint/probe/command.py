@@ -51,6 +51,11 @@ def main(settings: Settings, *, output_format: str = "text", report_path: str | 
     except (PromptError, ProbeError) as exc:
         err.print(f"error: {_naming_a_file(settings, str(getattr(exc, 'message', exc)))}", markup=False)
         return EXIT_FAILED
+    problem = _report_problem(report_path, [settings.path, settings.vars_file, settings.config_file,
+                                            *run.prompt.sources]) if report_path is not None else None
+    if problem is not None:
+        err.print(f"error: --report {report_path}: {problem}", markup=False)
+        return EXIT_FAILED
     if not dry_run:
         try:
             with _progress(err) as progress:
@@ -74,6 +79,27 @@ def _naming_a_file(settings: Settings, message: str) -> str:
     return f"{settings.path}: {message}"
 
 
+def _report_problem(report_path: str, inputs: list[str | None]) -> str | None:
+    """Why ``--report`` cannot be written, found before a request is sent (after the run,
+    the money is spent): a folder that is not there, or a file the probe reads, which the
+    report would overwrite (``probe body.json --report body.json``)."""
+    import os
+
+    folder = os.path.dirname(report_path) or "."
+    if not os.path.isdir(folder):
+        return f"{folder} is not a folder" if os.path.exists(folder) else f"the folder {folder} does not exist"
+    if not os.path.exists(report_path):
+        return None
+    for source in inputs:
+        try:
+            same = source is not None and os.path.samefile(report_path, source)
+        except OSError:
+            continue
+        if same:
+            return f"is {source}, which the probe reads; the report would overwrite it: name another file"
+    return None
+
+
 def _suffix(path: str) -> str:
     from pathlib import Path
 
@@ -93,5 +119,9 @@ def _emit(run: Run, output_format: str, report_path: str | None, out: Console, e
         try:
             report.write(report_path, data)
         except OSError as exc:
-            err.print(f"error: --report {report_path}: {exc.strerror or exc}", markup=False)
-            run.error = run.error or f"the report could not be written to {report_path}"
+            # One line: main prints run.error; a failed request already there keeps its own.
+            failure = f"--report {report_path}: {exc.strerror or exc}"
+            if run.error is None:
+                run.error = failure
+            else:
+                err.print(f"error: {failure}", markup=False)

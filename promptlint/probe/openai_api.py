@@ -16,12 +16,13 @@ without ``--enable-prompt-tokens-details`` / ``--enable-cache-report``).
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from promptlint.probe import models
-from promptlint.probe.adapters import USER_MESSAGE, Adapter, Options, ProbeError, Usage, number, shown_url
+from promptlint.probe.adapters import USER_MESSAGE, Adapter, Options, ProbeError, Usage, UsageError, number, shown_url
 from promptlint.probe.prompt import Variant
 
 #: The Responses API's smallest max_output_tokens.
@@ -135,22 +136,23 @@ class OpenAIAdapter(Adapter):
                 response = self.call(self._client.chat.completions.create, body)
         except self._sdk.OpenAIError as exc:
             raise self.failure(exc, self._sdk) from None
-        usage = getattr(response, "usage", None)
-        if usage is None:
-            raise ProbeError(f"{self.name}: the response carries no usage; cannot measure caching", "bad_response")
-        raw = usage.model_dump(exclude_unset=True) if hasattr(usage, "model_dump") else dict(usage)
-        return self.read_usage(raw)
+        except json.JSONDecodeError:
+            raise self.not_json() from None
+        return self.usage_of(response)
 
     def read_usage(self, raw: Mapping[str, Any]) -> Usage:
         """The probe's counters from a Chat or Responses usage object (any compatible server)."""
         responses = "input_tokens" in raw and "prompt_tokens" not in raw
-        total = number(raw.get("input_tokens" if responses else "prompt_tokens"))
+        field = "input_tokens" if responses else "prompt_tokens"
+        total = number(raw.get(field), field)
         details = raw.get("input_tokens_details" if responses else "prompt_tokens_details")
         details = details if isinstance(details, Mapping) else None
         missing = details is None or "cached_tokens" not in details
-        cached = number(details.get("cached_tokens")) if details else 0
-        written = number(details.get("cache_write_tokens")) if details else 0
+        cached = number(details.get("cached_tokens"), "cached_tokens") if details else 0
+        written = number(details.get("cache_write_tokens"), "cache_write_tokens") if details else 0
         if "prompt_cache_hit_tokens" in raw:  # DeepSeek
-            cached, missing = number(raw.get("prompt_cache_hit_tokens")), False
-        output = number(raw.get("output_tokens" if responses else "completion_tokens"))
-        return Usage(total, cached, written, 0, max(0, total - cached - written), output, missing, dict(raw))
+            cached, missing = number(raw.get("prompt_cache_hit_tokens"), "prompt_cache_hit_tokens"), False
+        if cached + written > total:  # a hit rate over 100 %
+            raise UsageError(f"{cached:,} cached and {written:,} written tokens of {total:,} {field}")
+        output = number(raw.get("output_tokens" if responses else "completion_tokens"), "output tokens")
+        return Usage(total, cached, written, 0, total - cached - written, output, missing, dict(raw))

@@ -67,6 +67,8 @@ class Prompt:
     body_kind: str | None = None
     notes: list[str] = field(default_factory=list)
     fix_summary: list[str] = field(default_factory=list)
+    # The files read besides PATH itself (a workspace's parts): a report never overwrites them.
+    sources: list[str] = field(default_factory=list)
 
 
 def config_for(path: str, config_file: str | None) -> Config:
@@ -317,7 +319,7 @@ def _workspace(path: str, sets: list[Any], warm: list[bool], vars_file: str | No
         has_units = bool(find_units(template, config.overrides))
         volatile = _volatility(rel, None, folder_config) is not None or has_units
         parts.append(_Part(rel, template, volatile, volatile and not has_units))
-    prompt = Prompt(path, "workspace", None, [], [AS_IS])
+    prompt = Prompt(path, "workspace", None, [], [AS_IS], sources=[p.template.path for p in parts])
     prompt.notes.append("workspace: " + " + ".join(p.rel + (" (changes often)" if p.volatile else "") for p in parts))
     prompt.variants = _text_variants(AS_IS, _assemble(parts, sets, vars_file, config_file), warm)
     if not compare_fix:

@@ -181,7 +181,8 @@ def estimate(run: Run) -> float | None:
 
 def check_budget(run: Run) -> None:
     """BudgetError when the estimate exceeds the budget (before any request)."""
-    if run.adapter.billed and run.estimate_usd is not None and run.estimate_usd > run.budget_usd:
+    # "not <=": a nan budget or estimate (a Settings made in Python) refuses, never sends.
+    if run.adapter.billed and run.estimate_usd is not None and not run.estimate_usd <= run.budget_usd:
         tokens = sum(r.predicted.total if r.predicted else 0 for r in run.rows)
         raise BudgetError(
             f"refusing to send: the estimate ${run.estimate_usd:.4f} for {len(run.rows)} requests "

@@ -227,16 +227,44 @@ def load_vars(path: str) -> list[dict[str, Any]]:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise VariantError(f"--vars {path}: malformed YAML: {str(exc).splitlines()[0]}") from None
+        except ValueError as exc:  # a plain scalar that reads as a date but is none: 2026-13-45
+            raise VariantError(f"--vars {path}: malformed YAML: {exc}") from None
+        except RecursionError:
+            raise VariantError(f"--vars {path}: malformed YAML: nested too deeply") from None
     else:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise VariantError(f"--vars {path}: malformed JSON: {exc.msg} (line {exc.lineno})") from None
+        except RecursionError:
+            raise VariantError(f"--vars {path}: malformed JSON: nested too deeply") from None
     if not isinstance(data, list) or not data or not all(isinstance(item, dict) for item in data):
         raise VariantError(f"--vars {path}: expected a list of objects, one per variant")
     if len(data) > MAX_VALUE_SETS:
         raise VariantError(f"--vars {path}: {len(data)} objects; at most {MAX_VALUE_SETS}")
-    return [dict(item) for item in data]
+    return [_plain(item, f"--vars {path}: object {index + 1}") for index, item in enumerate(data)]
+
+
+#: How deep a value in a ``--vars`` file may nest (a prompt's variables are a few levels).
+MAX_VARS_DEPTH = 64
+
+
+def _plain(value: Any, where: str, depth: int = 0) -> Any:
+    """A ``--vars`` value as JSON would have given it. YAML also makes dates (written back
+    in ISO form, so they read as clocks as a JSON string does), sets and bytes, which no
+    renderer prints, and aliases that contain themselves, which no renderer ends."""
+    if depth > MAX_VARS_DEPTH:
+        raise VariantError(f"{where}: nested more than {MAX_VARS_DEPTH} levels deep (or holds itself)")
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, where, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v, where, depth + 1) for v in value]
+    raise VariantError(f"{where}: a {type(value).__name__} value; give strings, numbers, booleans, null, lists "
+                       "and objects")
 
 
 def render_jinja(source: str, values: Mapping[str, Any], where: str) -> str:
