@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 from support.fake_provider import FakeProvider
-from support.fixtures import TEST_KEY, make_fake_provider
+from support.fixtures import make_fake_provider, provider_environment
 
-__all__ = ["make_fake_provider"]
+__all__ = ["make_fake_provider", "provider_environment"]
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = str(REPO / "fixtures/agents/templates/system.j2")
@@ -27,12 +27,8 @@ MakeServer = Callable[..., FakeProvider]
 
 
 @pytest.fixture(autouse=True)
-def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                 "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", TEST_KEY)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
+def _keys(provider_environment: None) -> None:
+    """Every test here runs in :func:`support.fixtures.provider_environment`."""
 
 
 def one_error(result: Any) -> str:

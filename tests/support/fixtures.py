@@ -24,6 +24,17 @@ TEST_KEY = "sk-test-fake-provider-0123456789"
 
 
 @pytest.fixture
+def provider_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No proxy and no provider URL from the environment, and the test key for both SDKs:
+    each probe test talks to its own fake provider, whatever the machine has set."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                 "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", TEST_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
+
+
+@pytest.fixture
 def fake_provider() -> Iterator[FakeProvider]:
     """A fake provider on 127.0.0.1 (ephemeral port) expecting :data:`TEST_KEY`."""
     with FakeProvider(api_key=TEST_KEY) as server:
