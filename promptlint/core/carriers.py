@@ -15,6 +15,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from promptlint.core import suppress
 from promptlint.core.analysis import Unit
 from promptlint.core.ir import CODE_SYNTAXES, Block, Segment, Slot, Span, Tag, Template, walk
 from promptlint.core.layout import Layout, layout_of
@@ -119,15 +120,25 @@ _INSTEAD = {
 }
 
 
+# A file sent as the latest user turn: nothing after it is cached, so where a value stands in
+# it costs nothing (check reports no position finding there), and a move would only churn it.
+_USER_TURN = ("not moved: the file is read as the latest user turn, where nothing after it is cached "
+              "(set [role] in config if it is not)")
+
+
 def refusal(template: Template) -> str | None:
     """Why nothing in this file is moved or rewritten, whatever it holds (None: it may be)."""
-    return _NOT_REARRANGED.get(template.syntax)
+    refused = _NOT_REARRANGED.get(template.syntax)
+    if refused is None and template.role == "user":
+        return _USER_TURN
+    return refused
 
 
 def refused_reason(template: Template, unit: Unit, line: int) -> str:
     """What ``fix`` says of a value (at 1-based ``line``) in a file it never rewrites."""
-    return (f"line {line}: {unit.volatility.kind} {unit_label(unit)}: {refusal(template)}; "
-            f"{_INSTEAD[template.syntax]}")
+    instead = _INSTEAD.get(template.syntax) if template.syntax in _NOT_REARRANGED else None
+    return (f"line {line}: {unit.volatility.kind} {unit_label(unit)}: {refusal(template)}"
+            + (f"; {instead}" if instead else ""))
 
 
 def move_plan(
@@ -159,6 +170,19 @@ def move_plan(
             blocked.append((line, (f"line {line + 1}: tool-order {unit_label(unit)}: not moved; sort it "
                                   "(PC102, `--unsafe-fixes`)"), [unit]))
     units = [u for u in units if _participates(u, unsafe)]
+    # A value whose finding a `promptlint: disable` comment silences is where the user wants
+    # it: check reports nothing there, so fix does not move it (nor, past it, what follows).
+    silenced = suppress.parse(template.source, template.syntax, template.statements)
+    for unit in units:
+        code = _rule_of(unit)
+        start = unit.segment.open.start if isinstance(unit.segment, Block) else unit.segment.span.start
+        line = layout.line_of(start)
+        codes = silenced.file_codes | silenced.line_codes.get(line + 1, set())
+        if code in codes or "ALL" in codes:
+            blocked.append((line, (f"line {line + 1}: {unit.volatility.kind} {unit_label(unit)}: not moved: "
+                                   f"{code} is disabled for it (`promptlint: disable`)"), [unit]))
+    staying = {id(unit) for _, _, concerned in blocked for unit in concerned}
+    units = [u for u in units if id(u) not in staying]
     extends = any(isinstance(s, Tag) and s.tag == "extends" for s in template.walk())
     open_fence = next((f for f in layout.fences if not f[2]), None)
     carriers: list[Carrier] = []
@@ -217,10 +241,14 @@ def move_plan(
 
     # A carrier that cuts a code fence cannot move; nor can anything when the file ends in an open one.
     active: list[Carrier] = []
+    mark = _TRIM_MARKS.get(template.syntax)
     for carrier in carriers:
         label = _carrier_label(layout, carrier)
         cut = layout.fence_cut(carrier.first, carrier.last)
-        if cut is not None:
+        joined = _trim_joined(layout, carrier, mark) if mark is not None else None
+        if joined is not None:
+            blocked.append((carrier.line, f"{label}: not fixable: {joined}", carrier.units))
+        elif cut is not None:
             blocked.append((carrier.line, f"{label}: not fixable: it would split the code fence on lines {cut[0] + 1}–{cut[1] + 1}",
                             carrier.units))
         elif open_fence is not None and carrier.last < open_fence[0]:
@@ -276,6 +304,72 @@ def move_plan(
     if not moving:
         return [], set()
     return active, moving
+
+
+# Whitespace control: a tag that opens with ``{{-`` (``{%-``, ``{#-``; Handlebars ``{{~``)
+# eats the line breaks before it, one that closes with ``-}}`` those after it. Where that
+# joins text to text (a value, or words beside the tag, rendered on the line before or
+# after), a move would join it to other text: the rendered lines would change.
+_TRIM_MARKS = {"jinja": "-", "go": "-", "mustache": "~"}
+_OPENING = re.compile(r"\s*\{([{%#])([-~])")
+_CLOSING = re.compile(r"([-~])([}%#])\}\s*$")
+# What makes a ``{{ }}`` tag a statement, which prints nothing itself: a Go action's keyword,
+# a Handlebars block, inverse, comment or `else`.
+_STATEMENT = re.compile(r"[-~]?\s*(?:[#/^!]|(?:if|else|end|range|with|define|block|break|continue)\b|/\*)")
+
+
+def _tag_prints(kind: str, body: str) -> bool:
+    return kind == "{" and not _STATEMENT.match(body)
+
+
+def _joins_up(text: str, mark: str) -> bool:
+    """Whether the line's first tag trims the line break before it into text it prints."""
+    found = _OPENING.match(text)
+    if found is None or found.group(2) != mark:
+        return False
+    kind = found.group(1)
+    close = "}}" if kind == "{" else kind + "}"
+    end = text.find(close, found.end())
+    if end < 0 or _tag_prints(kind, text[found.end():end]):
+        return True  # a tag over several lines, or a value: joined
+    return text[end - 1] == mark or bool(text[end + 2:].strip())
+
+
+def _joins_down(text: str, mark: str) -> bool:
+    """Whether the line's last tag trims the line break after it, joining the line's text."""
+    found = _CLOSING.search(text)
+    if found is None or found.group(1) != mark:
+        return False
+    kind = "{" if found.group(2) == "}" else found.group(2)
+    start = text.rfind("{" + kind, 0, found.start())
+    if start < 0 or _tag_prints(kind, text[start + 2:found.start()]):
+        return True
+    return text[start + 2:start + 3] == mark or bool(text[:start].strip())
+
+
+def _trim_joined(layout: Layout, carrier: Carrier, mark: str) -> str | None:
+    """Why whitespace control joins the carrier's text to the text around it (None: it does not)."""
+
+    def content(lines: range) -> int | None:
+        return next((i for i in lines if not layout.blank[i]), None)
+
+    first, last = content(range(carrier.first, carrier.last + 1)), content(range(carrier.last, carrier.first - 1, -1))
+    before, after = content(range(carrier.first - 1, -1, -1)), content(range(carrier.last + 1, layout.count))
+    end = content(range(layout.count - 1, carrier.last, -1))  # what moved text lands after
+    for line, joins in ((first, _joins_up), (after, _joins_up), (last, _joins_down), (before, _joins_down),
+                        (end, _joins_down)):
+        if line is not None and joins(layout.lines[line].rstrip("\r\n"), mark):
+            return (f"whitespace control on line {line + 1} joins its text to the line next to it; "
+                    "moving the lines would join other text")
+    return None
+
+
+def _rule_of(unit: Unit) -> str:
+    """The rule that reports a unit check would have fix move: PC102 a tool loop, PC104 an
+    include, PC101 any other value."""
+    if unit.is_loop and unit.volatility.kind == "tool-order":
+        return "PC102"
+    return "PC104" if unit.is_include else "PC101"
 
 
 def _carrier_label(layout: Layout, carrier: Carrier) -> str:

@@ -291,12 +291,13 @@ def _destination(layout: Layout, next_staying: dict[int, Carrier], carrier: Carr
 
 
 def reload(template: Template, source: str) -> Template:
-    """``source`` parsed as ``template`` was, keeping its BOM and line endings."""
+    """``source`` parsed as ``template`` was, keeping its BOM, line endings and role."""
     from promptlint.loaders import load_text
 
     new = load_text(template.path, source, template.syntax)
     new.has_bom = template.has_bom
     new.newline = template.newline
+    new.role, new.role_evidence = template.role, template.role_evidence
     return new
 
 

@@ -110,7 +110,7 @@ def _plan_file(
     folders: Sequence[str],
 ) -> tuple[FixResult, _Pending | None]:
     """One file's result, and its rewrite when there is one to write (nothing is written)."""
-    from promptlint.api import _describe, _syntax_for, config_for_file
+    from promptlint.api import _describe, _set_role, _syntax_for, config_for_file
     from promptlint.config import ConfigError
     from promptlint.core import tokens
     from promptlint.core.fixability import forget_outlooks
@@ -120,6 +120,7 @@ def _plan_file(
         config = config_for_file(path, config, model=model, provider=provider)
         original_bytes = read_bytes(path, config.max_file_size)  # the configured limit, as check reads
         template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax), prompt_names=config.prompt_names)
+        _set_role(template, config)  # the message it is sent in, as check reads it
         plan = plan_fix(template, config, unsafe)
         forget_outlooks(template)  # planned and proved: what the outlooks hold is freed now
     except FileTooLarge as exc:
@@ -144,9 +145,12 @@ def _plan_file(
     if refused is not None:
         # Bad input, as an unreadable file is (exit 2): the fix is there, the place is not.
         return FixResult(path, error=refused), None
-    result.diff_of = (path, template.source, plan.new_source)
+    # The diff's lines are the file's own, its BOM included (the first line's bytes, as git
+    # diff shows them): without it, `git apply` finds no such first line.
+    bom = "\ufeff" if template.has_bom else ""
+    result.diff_of = (path, bom + template.source, bom + plan.new_source)
     result.old_source, result.new_source = template.source, plan.new_source
-    data = (b"\xef\xbb\xbf" if template.has_bom else b"") + plan.new_source.encode("utf-8")
+    data = (bom + plan.new_source).encode("utf-8")
     return result, _Pending(result, target, data, original_bytes, shown=path)
 
 
@@ -199,10 +203,32 @@ def fix_paths(
     report.warnings += [f"{result.path}: {result.skipped}" for result, _ in planned if result.skipped]
     report.files = [result for result, _ in planned if not result.skipped]
     if write:
+        written: dict[tuple[int, int], _Pending] = {}
         for _, pending in planned:
-            if pending is not None:
-                _write(pending)
+            if pending is None:
+                continue
+            # One file reached by two names (a symlink or a hard link beside it in a walked
+            # folder): the first name's write has made the very rewrite the second planned,
+            # which would otherwise find the file "changed on disk" and fail the run.
+            identity = _identity(pending.target)
+            first = written.get(identity) if identity is not None else None
+            if first is not None and (first.original, first.data) == (pending.original, pending.data):
+                pending.result.written = first.result.written
+                continue
+            _write(pending)
+            identity = _identity(pending.target)  # a rename gave the file a new inode
+            if identity is not None and pending.result.written:
+                written.setdefault(identity, pending)
     return report
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The file's device and inode (None when it cannot be read)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
 
 
 def _plan_assembly_orders(

@@ -88,7 +88,10 @@ def plan_order_fix(config: Config, project: Project) -> OrderFix | None:
     if config.path is None or not config.assembly.get("order"):
         return None
     path = config.path
-    text = path.read_text(encoding="utf-8")
+    # As it is on disk, line endings included (no newline translation): the rewrite keeps
+    # a CRLF file's endings, and the write compares these very bytes with the file's.
+    with path.open(encoding="utf-8", newline="") as handle:
+        text = handle.read()
     fix = OrderFix(path, text)
     order = list(config.assembly["order"])
     volatile = [entry_is_volatile(entry, config, project) for entry in order]
