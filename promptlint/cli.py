@@ -163,12 +163,13 @@ def check(
     if show_diff:
         # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
         sys.exit(_run_fix(paths, show_diff=True, check_only=True, unsafe=unsafe_fixes, model=model,
-                          config_file=config_file, syntax=syntax, provider=provider, jobs=jobs)[0])
+                          config_file=config_file, syntax=syntax, provider=provider, jobs=jobs,
+                          select=selected, ignore=ignored)[0])
     moved = False
     if apply_fix:
         code, fixed = _run_fix(paths, show_diff=False, check_only=False, unsafe=unsafe_fixes, model=model,
                                config_file=config_file, syntax=syntax, to_stderr=output_format != "text",
-                               provider=provider, tail_note=False, jobs=jobs)
+                               provider=provider, tail_note=False, jobs=jobs, select=selected, ignore=ignored)
         if code == EXIT_FAILED:
             sys.exit(code)
         from promptlint.reporters.fixreport import moved_something
@@ -347,6 +348,8 @@ def _run_fix(
     provider: str | None = None,
     tail_note: bool = True,
     jobs: int | None = None,
+    select: tuple[str, ...] | None = None,
+    ignore: tuple[str, ...] | None = None,
 ) -> tuple[int, FixReport]:
     """Fix (or, with --diff/--check, only plan) and report; returns the exit code and the report."""
     from promptlint.fix import fix_paths
@@ -355,7 +358,7 @@ def _run_fix(
 
     write = not (show_diff or check_only)
     report = fix_paths(list(paths), config_file=config_file, syntax=syntax, unsafe=unsafe, write=write, model=model,
-                       provider=provider, jobs=jobs or available_cores())
+                       provider=provider, jobs=jobs or available_cores(), select=select, ignore=ignore)
     fixreport.render(report, text.console(stderr=to_stderr), show_diff=show_diff, write=write,
                      tail_note=tail_note and write)
     # `--diff` writes nothing, like `--check`: a fix it shows is still to be made (as ruff).

@@ -118,7 +118,8 @@ class Config:
         from promptlint.core.volatility import Overrides  # the engine's; a cache hit needs none
 
         return Overrides(stable=frozenset(self.stable), volatile=self.volatile, includes=self.includes,
-                         extends=self.extends)
+                         extends=self.extends,
+                         disabled=frozenset(code for code in _MOVED_BY_FIX if not self.rule_enabled(code)))
 
     def rule_enabled(self, code: str) -> bool:
         def matches(patterns: tuple[str, ...]) -> bool:
@@ -151,6 +152,9 @@ class Config:
             run.with_options[key] = (self, applied)  # the config kept with it: its id stays its own
         return applied
 
+
+# The rules whose findings' values ``fix`` moves (a value, a tool loop, an include).
+_MOVED_BY_FIX = ("PC101", "PC102", "PC104")
 
 _KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends",
                                                                 "plan-fixes", "prove-fixes"}

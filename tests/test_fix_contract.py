@@ -107,6 +107,42 @@ def test_a_value_check_is_told_to_leave_is_not_moved(run_cli: Any, tmp_path: Pat
     assert "PC101 is disabled for it" in run_cli("fix", "a.j2", cwd=tmp_path).output
 
 
+@pytest.mark.parametrize(("config", "options"), [
+    ('ignore = ["PC101"]\n', ()),
+    ('select = ["PC102", "PC103"]\n', ()),
+    ("", ("--ignore", "PC101")),
+    ("", ("--select", "PC102")),
+])
+def test_a_value_whose_rule_is_turned_off_is_not_moved(run_cli: Any, tmp_path: Path, config: str,
+                                                       options: tuple[str, ...]) -> None:
+    # With PC101 off (config, or check's --select/--ignore), check passed the file and fix
+    # --check failed it, and check --fix moved the value anyway.
+    (tmp_path / "a.j2").write_text(FIXABLE)
+    if config:
+        (tmp_path / "promptlint.toml").write_text(config)
+    commands = [("check", "--fix", *options), ("check", "--diff", *options)]
+    if not options:
+        commands += [("fix", "--check"), ("fix",)]
+    for args in commands:
+        result = run_cli(*args, "a.j2", cwd=tmp_path)
+        assert result.exit_code == 0, (args, result.output)
+        assert (tmp_path / "a.j2").read_text() == FIXABLE, args
+    shown = run_cli(*(("fix",) if not options else ("check", "--fix", *options)), "a.j2", cwd=tmp_path).output
+    assert "PC101 is not selected (select/ignore)" in shown
+
+
+def test_a_workspace_order_is_not_rewritten_when_pc106_is_off(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    shutil.copytree(WORKSPACE, workspace)
+    config = workspace / "promptlint.toml"
+    before = config.read_text()
+    assert fix_paths([str(workspace)], write=False).files, "the workspace must have an order to fix"
+    fix_paths([str(workspace)], ignore=("PC106",))
+    assert config.read_text() == before
+    fix_paths([str(workspace)])
+    assert config.read_text() != before
+
+
 def test_a_silenced_rule_of_another_line_does_not_hold_a_value(run_cli: Any, tmp_path: Path) -> None:
     source = f"You are a careful assistant.\n{{# promptlint: disable=PC105 #}}\n\n{FIXABLE}"
     (tmp_path / "a.j2").write_text(source)

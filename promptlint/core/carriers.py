@@ -147,12 +147,14 @@ def move_plan(
     not_fixable: list[str],
     unsafe: bool,
     reasons: dict[int, str] | None = None,
+    disabled: frozenset[str] = frozenset(),
 ) -> tuple[list[Carrier], set[int]]:
     """The carriers to emit at the tail (in order), and which of them move at all.
 
     Why a unit does not move is appended to ``not_fixable`` (what ``fix`` prints) and, per
     unit, recorded in ``reasons`` (``id(unit.segment)`` → reason), which also holds the units
-    that need no move (already at the tail)."""
+    that need no move (already at the tail). A unit whose rule is in ``disabled`` (turned off
+    by select/ignore) stays, as one a ``promptlint: disable`` comment silences does."""
     reasons = {} if reasons is None else reasons
     layout = layout_of(template)
     if not layout.count:
@@ -170,17 +172,20 @@ def move_plan(
             blocked.append((line, (f"line {line + 1}: tool-order {unit_label(unit)}: not moved; sort it "
                                   "(PC102, `--unsafe-fixes`)"), [unit]))
     units = [u for u in units if _participates(u, unsafe)]
-    # A value whose finding a `promptlint: disable` comment silences is where the user wants
-    # it: check reports nothing there, so fix does not move it (nor, past it, what follows).
+    # A value whose finding a `promptlint: disable` comment silences, or whose rule the config
+    # or --select/--ignore turns off, is where the user wants it: check reports nothing there,
+    # so fix does not move it (nor, past it, what follows).
     silenced = suppress.parse(template.source, template.syntax, template.statements)
     for unit in units:
         code = _rule_of(unit)
         start = unit.segment.open.start if isinstance(unit.segment, Block) else unit.segment.span.start
         line = layout.line_of(start)
         codes = silenced.file_codes | silenced.line_codes.get(line + 1, set())
-        if code in codes or "ALL" in codes:
-            blocked.append((line, (f"line {line + 1}: {unit.volatility.kind} {unit_label(unit)}: not moved: "
-                                   f"{code} is disabled for it (`promptlint: disable`)"), [unit]))
+        why = ("is disabled for it (`promptlint: disable`)" if code in codes or "ALL" in codes
+               else "is not selected (select/ignore)" if code in disabled else None)
+        if why is not None:
+            blocked.append((line, f"line {line + 1}: {unit.volatility.kind} {unit_label(unit)}: not moved: {code} {why}",
+                            [unit]))
     staying = {id(unit) for _, _, concerned in blocked for unit in concerned}
     units = [u for u in units if id(u) not in staying]
     extends = any(isinstance(s, Tag) and s.tag == "extends" for s in template.walk())

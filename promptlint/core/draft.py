@@ -232,7 +232,8 @@ def _draft_once(
         if first:
             draft.unsafe_only = source
     found: dict[int, str] = {}
-    carriers, moving = move_plan(current, units, not_fixable, unsafe, found)
+    carriers, moving = move_plan(current, units, not_fixable, unsafe, found,
+                                 disabled=overrides.disabled if overrides is not None else frozenset())
     origin = tracker.originals(units)
     for segment, reason in found.items():
         if segment in origin:

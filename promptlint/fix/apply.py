@@ -108,6 +108,8 @@ def _plan_file(
     model: str | None,
     provider: str | None,
     folders: Sequence[str],
+    select: tuple[str, ...] | None = None,
+    ignore: tuple[str, ...] | None = None,
 ) -> tuple[FixResult, _Pending | None]:
     """One file's result, and its rewrite when there is one to write (nothing is written)."""
     from promptlint.api import _describe, _set_role, _syntax_for, config_for_file
@@ -117,7 +119,7 @@ def _plan_file(
     from promptlint.loaders import FileTooLarge, load_bytes, read_bytes
 
     try:
-        config = config_for_file(path, config, model=model, provider=provider)
+        config = config_for_file(path, config, model=model, provider=provider, select=select, ignore=ignore)
         original_bytes = read_bytes(path, config.max_file_size)  # the configured limit, as check reads
         template = load_bytes(path, original_bytes, _syntax_for(path, config, syntax), prompt_names=config.prompt_names)
         _set_role(template, config)  # the message it is sent in, as check reads it
@@ -177,8 +179,12 @@ def fix_paths(
     model: str | None = None,
     provider: str | None = None,
     jobs: int = 1,
+    select: tuple[str, ...] | None = None,
+    ignore: tuple[str, ...] | None = None,
 ) -> FixReport:
     """Fix files and folders (folders are walked as ``promptlint check`` walks them).
+    ``select``/``ignore`` (rule codes, as ``check --select/--ignore``) narrow the config's
+    rules: a value whose rule is off stays where it is, as check reports nothing there.
 
     Everything is decided first: every file is read, planned and proved (with ``jobs`` > 1,
     in that many processes), and every config rewrite planned, before the first byte is
@@ -191,14 +197,14 @@ def fix_paths(
     files, explicit, report.errors, report.warnings = targets.files, targets.explicit, targets.errors, targets.skipped
     folders = [p for p in paths if os.path.isdir(p)]
     plan = partial(_plan_file, config=explicit, syntax=syntax, unsafe=unsafe, model=model, provider=provider,
-                   folders=folders)
+                   folders=folders, select=select, ignore=ignore)
     sizes = file_sizes(files) if jobs > 1 else []
     if worth_processes(jobs, len(files), sum(sizes)):
         # Each file's plan is its own (a fix reads no other file): only the writes wait.
         planned = list(map_in_order(plan, files, jobs, sizes=sizes))
     else:
         planned = [plan(path) for path in files]
-    planned += _plan_assembly_orders(files, explicit, folders)
+    planned += _plan_assembly_orders(files, explicit, folders, select, ignore)
     # A file over the size limit is skipped with a warning, as check skips it.
     report.warnings += [f"{result.path}: {result.skipped}" for result, _ in planned if result.skipped]
     report.files = [result for result, _ in planned if not result.skipped]
@@ -232,10 +238,11 @@ def _identity(path: str) -> tuple[int, int] | None:
 
 
 def _plan_assembly_orders(
-    files: Sequence[str], explicit: Config | None, folders: Sequence[str]
+    files: Sequence[str], explicit: Config | None, folders: Sequence[str],
+    select: tuple[str, ...] | None = None, ignore: tuple[str, ...] | None = None,
 ) -> list[tuple[FixResult, _Pending | None]]:
     """Plan the rewrite of `[assembly] order` in each config that governs the fixed files
-    (PC106); nothing is written."""
+    (PC106, unless select/ignore turn it off); nothing is written."""
     from promptlint.api import _config_for
     from promptlint.config import ConfigError
     from promptlint.fix.assembly import plan_order_fix
@@ -247,7 +254,8 @@ def _plan_assembly_orders(
             config = _config_for(path, explicit)
         except ConfigError:
             continue  # the file's own result says so
-        if config.path is not None and config.assembly.get("order"):
+        if config.path is not None and config.assembly.get("order") and \
+                config.with_options(select=select, ignore=ignore).rule_enabled("PC106"):
             configs.setdefault(config.path.resolve(), (config, path))
     planned: list[tuple[FixResult, _Pending | None]] = []
     project = Project()
