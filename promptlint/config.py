@@ -153,8 +153,9 @@ class Config:
         return applied
 
 
-# The rules whose findings' values ``fix`` moves (a value, a tool loop, an include).
-_MOVED_BY_FIX = ("PC101", "PC102", "PC104")
+# The rules whose findings ``fix`` acts on: it moves a value, a tool loop or an include, and
+# with --unsafe-fixes sorts a loop and coarsens a clock.
+_MOVED_BY_FIX = ("PC101", "PC102", "PC103", "PC104")
 
 _KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends",
                                                                 "plan-fixes", "prove-fixes"}

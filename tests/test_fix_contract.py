@@ -179,3 +179,23 @@ def test_a_block_whose_trimmed_tags_stand_alone_still_moves(run_cli: Any, tmp_pa
     result = run_cli("fix", "a.j2", cwd=tmp_path)
     assert result.exit_code == 0, result.output
     assert (tmp_path / "a.j2").read_text().endswith("User: {{ user.name }}\n{%- endif %}\n")
+
+
+@pytest.mark.parametrize(("comment", "config"), [
+    ("{# promptlint: disable=PC103 #}\n", ""),
+    ("", 'ignore = ["PC103"]\n'),
+    ("", ""),  # the control: coarsened
+])
+def test_unsafe_fixes_leave_a_clock_whose_precision_finding_is_off(run_cli: Any, tmp_path: Path, comment: str,
+                                                                   config: str) -> None:
+    # --unsafe-fixes coarsened the clock whatever a disable comment or the config said of PC103;
+    # the value still moves (PC101 is on), its format stays.
+    (tmp_path / "a.j2").write_text(f"Intro.\n{comment}Now: {{{{ now().strftime('%H:%M') }}}}\n\n{LONG_RULES}\n")
+    if config:
+        (tmp_path / "promptlint.toml").write_text(config)
+    result = run_cli("fix", "--unsafe-fixes", "a.j2", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "a.j2").read_text()
+    assert text.rstrip().endswith("}}"), "the clock moves to the tail either way"
+    kept = "strftime('%H:%M')" in text
+    assert kept == bool(comment or config), text[-80:]

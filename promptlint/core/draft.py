@@ -209,7 +209,8 @@ def _draft_once(
     # Unsafe rewrites run to a fixed point: sorting a tool loop uncovers the values inside
     # it (a clock in the loop body), which the next round can coarsen.
     for _round in range(_UNSAFE_ROUNDS if unsafe and refusal(template) is None else 0):
-        edits, rewritten, refused, sorted_loops = unsafe_edits(current, units)
+        edits, rewritten, refused, sorted_loops = unsafe_edits(
+            current, units, overrides.disabled if overrides is not None else frozenset())
         not_fixable += [r for r in refused if r not in not_fixable]
         keep(_named(current, units, refused), units)
         if not edits:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from promptlint.core import suppress
 from promptlint.core.analysis import Unit
 from promptlint.core.carriers import unit_label
 from promptlint.core.ir import Block, Slot, Template
@@ -31,19 +32,26 @@ def day_format(fmt: str) -> str:
 
 
 def unsafe_edits(
-    template: Template, units: list[Unit]
+    template: Template, units: list[Unit], disabled: frozenset[str] = frozenset()
 ) -> tuple[list[tuple[int, int, str]], list[str], list[str], list[Unit]]:
     """The edits ``(start, end, new text)``, what they do, why other units are not
-    rewritten, and the tool loops that the edits sort."""
+    rewritten, and the tool loops that the edits sort. A clock whose PC103 finding, or a
+    loop whose PC102 finding, a ``promptlint: disable`` comment silences or ``disabled``
+    (the rules select/ignore turn off) holds is left as it is: check reports nothing there."""
     edits: list[tuple[int, int, str]] = []
     sorted_loops: list[Unit] = []
     done: list[str] = []
     refused: list[str] = []
     source = template.source
+    silenced = suppress.parse(source, template.syntax, template.statements)
     for unit in units:
         seg = unit.segment
         line = template.position(seg.span.start).line
         vol = unit.volatility
+        code = "PC102" if isinstance(seg, Block) else "PC103"
+        codes = silenced.file_codes | silenced.line_codes.get(line, set())
+        if code in disabled or code in codes or "ALL" in codes:
+            continue  # the rewrite that finding asks for is not wanted here
         if isinstance(seg, Slot) and vol.kind == "timestamp" and vol.precision in _FINER_THAN_DAY:
             fmt = unit.expr.format_spec
             if not fmt or precision_of_format(fmt) != vol.precision:

@@ -38,8 +38,8 @@ class Overrides:
     includes: Callable[[Any], Any] | None = None
     # (`{% extends %}` Tag, path of the file it is in) → the parent Template, or None.
     extends: Callable[[Any, str], Any] | None = None
-    # The rules whose values fix moves (PC101, PC102, PC104) that select/ignore turn off:
-    # check reports nothing for those values, so fix leaves them where they are.
+    # The rules fix acts on (PC101, PC102, PC103, PC104) that select/ignore turn off: check
+    # reports nothing for those values, so fix leaves them as they are.
     disabled: frozenset[str] = frozenset()
 
 
