@@ -216,6 +216,7 @@ def test_budget_refuses_before_the_first_request(run_cli: Callable[..., Any], se
     result = probe(run_cli, server, "anthropic", "--compare-fix", "--budget", "0.001")
     assert result.exit_code == 2
     assert "budget" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "exceeds the budget $0.0010;" in result.stderr  # not "$0.00", below the estimate it refuses
     assert server.requests == []
 
 

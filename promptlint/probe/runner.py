@@ -186,7 +186,7 @@ def check_budget(run: Run) -> None:
         tokens = sum(r.predicted.total if r.predicted else 0 for r in run.rows)
         raise BudgetError(
             f"refusing to send: the estimate ${run.estimate_usd:.4f} for {len(run.rows)} requests "
-            f"({tokens:,} input tokens) exceeds the budget ${run.budget_usd:.2f}; raise --budget or send fewer "
+            f"({tokens:,} input tokens) exceeds the budget ${run.budget_usd:.4f}; raise --budget or send fewer "
             "--variants", "budget")
 
 
