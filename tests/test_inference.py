@@ -63,6 +63,7 @@ RULES = "\n".join(
         ("guide.md", "Put the input name in `{{}}`.\n\n```jinja\n{% for ex in examples %}\n{{ ex.text }}\n"
                      "{% endfor %}\n```\n", "markdown"),
         ("prompt.md", "Examples:\n{% for ex in examples %}\n```\n{{ ex.text }}\n```\n{% endfor %}\n", "jinja"),
+        ("agent.md", "Tools:\n{{ range .Tools }}- {{ .Name }}\n{{ end }}\n", "go"),
         # Hugo shortcodes, `{{% notice %}}` and `{{< ref >}}`: no Jinja statement
         ("page.md", "{{% notice tip %}}\nUse the thing.\n{{% /notice %}}\nSee {{< ref \"other.md\" >}}.\n", "markdown"),
     ],
@@ -229,3 +230,11 @@ def test_a_line_of_unclosed_dollar_braces_reads_as_a_dollar_template() -> None:
     text = "${" * 100_000
     assert base._dollar_names(text) == []
     assert base._dollar_names("Hi ${user}, " + "${" * 50_000 + "\nand ${ today }") == ["user", " today "]
+
+
+def test_a_survey_that_quotes_templates_in_code_spans_is_markdown() -> None:
+    # fixtures/corpus-survey.md quotes Jinja, Go and Mustache constructs in table cells' code
+    # spans: read as Jinja it was a malformed template, then as Go an "unclosed Go template
+    # action {{each}}"; it is about templates, not one.
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "corpus-survey.md"
+    assert infer_syntax(str(path), path.read_text(encoding="utf-8")).syntax == "markdown"

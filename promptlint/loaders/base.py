@@ -108,6 +108,8 @@ def decode(data: bytes) -> Decoded:
 _JINJA_MARKERS = re.compile(r"(?<!\{)\{%-?\s*\w+|\{\{-?\s*[\w(]|\{#")
 _MUSTACHE_MARKERS = re.compile(r"\{\{\{?\s*[#^/>!&]?\s*[\w.]+\s*\}?\}\}")
 _MUSTACHE_SECTION = re.compile(r"\{\{~?\s*[#^/>!]")
+# `{{#each items}}`, `{{^empty}}`, `{{#> layout}}` (a partial block), `{{#*inline "row"}}`.
+_MUSTACHE_OPENER = re.compile(r"\{\{~?\s*[#^][*>]?\s*([\w.-]+)")
 _MUSTACHE_NAME = re.compile(r"\{\{\{?~?\s*([A-Za-z_@][\w.@-]*)\s*~?\}?\}\}")
 _DOLLAR_MARKERS = re.compile(r"(?<!\\)\$\{([^}\n]+)\}")
 _DOLLAR_STOP = re.compile(r"[}\n]")
@@ -364,13 +366,41 @@ def _jinja_comment(text: str) -> bool:
     return opener is not None and text.find("#}", opener.end()) >= 0
 
 
+# Liquid (Jekyll, Shopify) looks like Jinja and is not: a filter takes its arguments after a
+# colon (`{{ page.date | date: "%B %d" }}`), and `{% assign %}`, `{% unless %}`,
+# `{% capture %}` are no Jinja tags. Read as Jinja, every page of a Jekyll site was a
+# "malformed Jinja template".
+_LIQUID = re.compile(r"\{(?:\{[^{}\n]*(\|\s*[a-z_]+\s*:)(?!=)|(?<!\{\{)%-?\s*(assign|capture|unless|case|comment|increment|"
+                     r"decrement|tablerow|cycle)\b)")
+
+
+def _closed_sections(body: str) -> list[str]:
+    """The names of the `{{#name}}` and `{{^name}}` sections of ``body`` that a `{{/name}}`
+    closes: a section that is never closed is no Mustache section but a directive or its
+    mention ("appended at runtime via {{#runtime-import}}" in a gh-aw file's front matter),
+    and read as Mustache the file was an "unclosed Mustache section"."""
+    if not _MUSTACHE_SECTION.search(body):
+        return []  # no `{{#`, `{{^` or `{{/` at all (most files)
+    closed = set(re.findall(r"\{\{~?\s*/\s*([\w.-]+)\s*~?\}\}", body))
+    return [name for name in _MUSTACHE_OPENER.findall(body) if name in closed]
+
+
 def _infer_from_content(text: str, suffix: str) -> Inference | None:
     body = _outside_fences(text)
-    if (_JINJA_STATEMENT.search(body) or _jinja_comment(body)) and _JINJA_MARKERS.search(body):
+    liquid = _LIQUID.search(body)
+    if liquid is not None:  # a site's page, no prompt template promptlint can read
+        argument, tag = liquid.groups()
+        what = f"a Liquid filter argument (`{argument}`)" if argument else f"a Liquid tag (`{{% {tag} %}}`)"
+        return Inference(EXTENSIONS.get(suffix, "markdown"), f"inferred from content: {what}, which Jinja cannot read",
+                         True)
+    # A statement in a code span is named, not run: "the `{% message %}` tag" on a page about
+    # a Jinja extension (read as Jinja, the page was a malformed template).
+    prose = _CODE_SPAN.sub(lambda m: " " * len(m.group()), body)
+    if (_JINJA_STATEMENT.search(prose) or _jinja_comment(prose)) and _JINJA_MARKERS.search(body):
         statements = _JINJA_STATEMENT.findall(text)
         what = f"{len(statements)} `{{% … %}}` statement(s)" if statements else "`{# … #}` comments"
         return Inference("jinja", f"inferred from content: {what}", True)
-    go = _go_actions(body)
+    go = _go_actions(prose)  # in code spans: named, not used (a survey table quoting `{{each}}`)
     if go is not None:
         return Inference("go", f"inferred from content: {go}", True)
     # In a code span only an UPPER_CASE placeholder is evidence (`{{CURRENT_DATETIME}}` is
@@ -380,8 +410,9 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
     keep = not _documents_placeholders(body)
     body = _CODE_SPAN.sub(
         lambda m: m.group() if keep and _UPPER_PLACEHOLDER.search(m.group()) else " " * len(m.group()), body)
-    if _MUSTACHE_SECTION.search(text):
-        sections = re.findall(r"\{\{~?\s*[#^]\s*([\w.-]+)", text)
+    # JSX in a fenced example, `style={{ // note`, is no `{{/section}}` closing tag.
+    sections = _closed_sections(body)
+    if sections or re.search(r"\{\{~?\s*[>!]", body):
         what = _names([f"{{{{#{s}}}}}" for s in sections], "Mustache/Handlebars sections") if sections else (
             "Mustache partials or comments")
         return Inference("mustache", f"inferred from content: {what}", True)
@@ -393,17 +424,18 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         return Inference("dollar", "extension .tmpl", False)
     if dollars:  # `${` is template syntax wherever it stands outside a code example
         return Inference("dollar", f"inferred from content: {_names(dollars, '`${name}` placeholders')}", True)
-    if "{{" in text and _JINJA_MARKERS.search(text) and re.search(r"\{\{\s*[\w.]+\s*\|", text):
+    # Expressions in fenced examples are not evidence either (a design page quoting a Helm chart).
+    if "{{" in body and _JINJA_MARKERS.search(body) and re.search(r"\{\{\s*[\w.]+\s*\|", body):
         return Inference("jinja", "inferred from content: `{{ name | filter }}` expressions", True)
     mustache = [m.group(1) for m in _MUSTACHE_NAME.finditer(body)]
     fields = _format_fields(text)
     if mustache and len(set(mustache)) >= len(set(fields)) and _MUSTACHE_MARKERS.search(text):
         # `{{ name }}` is both Jinja and Mustache; the IR is the same for plain names.
-        if re.search(r"\{\{[^}]*[(|]", text):
+        if re.search(r"\{\{[^}]*[(|]", body):
             return Inference("jinja", "inferred from content: `{{ call() }}` expressions", True)
         style = "{{UPPER_CASE}}" if all(n.isupper() for n in mustache) else "{{name}}"
         return Inference("mustache", f"inferred from content: {_names(mustache, f'`{style}` placeholders')}", True)
-    if "{{" in text and re.search(r"\{\{-?\s*[\w.]+\s*\(", text):
+    if "{{" in body and re.search(r"\{\{-?\s*[\w.]+\s*\(", body):
         return Inference("jinja", "inferred from content: `{{ call() }}` expressions", True)
     replaced = _replaced_tokens(body) if not fields else []
     if replaced:

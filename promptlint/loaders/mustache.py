@@ -186,13 +186,19 @@ class _Parser:
                 params = _BLOCK_PARAMS.search(content)
                 if params:
                     content = content[: params.start()]
+                # Handlebars' partial block, `{{#> layout}}…{{/layout}}` (its body renders where
+                # the partial is missing), and inline partial, `{{#*inline "row"}}…{{/inline}}`
+                # (its body renders where the partial is used): closed by the name after the
+                # `>` or `*`, and conditional text, no value.
+                marker = content[:1] if sigil == "#" and content[:1] in ">*" else ""
+                content = content[1:].strip() if marker else content
                 words = content.split(None, 1)
                 if not words:
                     raise LoadError(f"section tag {one_line(self.source[start:end])} names nothing",
                                     line=self._line(start))
-                helper = words[0] if sigil == "#" and len(words) > 1 else None
-                expr = describe(words[1] if helper else content)
-                kind = block_kind(helper, sigil)
+                helper = words[0] if sigil == "#" and (len(words) > 1 or marker) else None
+                expr = describe("" if marker else words[1] if helper else content)
+                kind = "if" if marker else block_kind(helper, sigil)
                 block = Block(kind, span, None, expr=expr, helper=helper)
                 block.sorted = bool(_SORTING_HELPERS.intersection((helper or "",) + expr.calls))
                 if kind in ("each", "section", "with"):
@@ -213,7 +219,10 @@ class _Parser:
             elif sigil == "!":
                 body().append(Tag(span, "comment"))
             elif sigil == ">":
-                body().append(Tag(span, "partial", target=content))
+                # `{{> footer year=2025}}`, `{{> row item}}`: the partial is the first word (the
+                # rest is its context and hash options); `{{> (lookup . "name")}}` names none.
+                partial = content.split(None, 1)[0].strip("\"'") if content and content[0] != "(" else ""
+                body().append(Tag(span, "partial", target=partial or None))
             elif sigil == "=":
                 body().append(Tag(span, "delimiters"))
                 parts = content.split()
