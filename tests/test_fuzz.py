@@ -65,7 +65,8 @@ def _assert_within(text: str, result: FileResult) -> None:
     for finding in result.findings:
         for line, column in ((finding.line, finding.column), (finding.end_line, finding.end_column)):
             assert 1 <= line <= len(lines), (finding, len(lines))
-            assert 1 <= column <= len(lines[line - 1]) + 1, (finding, lines[line - 1])
+            # At most one past the line's last character, its line break (a CR before "\n") not counted.
+            assert 1 <= column <= len(lines[line - 1].removesuffix("\r")) + 1, (finding, lines[line - 1])
         assert (finding.line, finding.column) <= (finding.end_line, finding.end_column), finding
 
 

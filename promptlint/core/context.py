@@ -57,8 +57,13 @@ class RuleContext:
             if unfixable_reason:
                 extra["unfixable_reason"] = unfixable_reason
         start = self.template.position(span.start)
-        # The end is inclusive of the last character, like an editor selection.
-        end = self.template.position(max(span.start, span.end - 1))
+        # The end is inclusive of the last character, like an editor selection. A standalone
+        # section tag's span takes in the line break after it (which does not render): the
+        # end is the last character before it, not a column past the end of the line.
+        last, source = span.end - 1, self.template.source
+        while last > span.start and source[last] in "\r\n":
+            last -= 1
+        end = self.template.position(max(span.start, last))
         return Finding(
             path=self.path,
             line=start.line,
