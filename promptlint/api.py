@@ -308,11 +308,12 @@ def _plan_fixed_source(checked: CheckedFile) -> None:
 
 
 def _not_a_body(path: str, syntax: str | None, exc: LoadError) -> bool:
-    """A ``.json`` file that is not a request body at all (another JSON file, or JSON with
-    comments such as tsconfig.json), as opposed to a request body with a problem."""
+    """A file read as a request body by its name (``.json``, or ``realm.json.tmpl``, whose
+    inner ``.json`` decides) that is not one at all (another JSON file, or JSON with comments
+    such as tsconfig.json), as opposed to a request body with a problem."""
     from promptlint.requestbody import NOT_A_REQUEST
 
-    if syntax not in (None, "json") or not path.lower().endswith(".json"):
+    if syntax not in (None, "json") or detect_syntax(path, "") != "json":
         return False
     return exc.message == NOT_A_REQUEST or exc.message.startswith("malformed JSON")
 

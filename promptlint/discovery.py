@@ -122,6 +122,20 @@ def is_request_body_file(path: str) -> bool:
     return True
 
 
+def _read_as_json(name: str) -> bool:
+    """Whether a file is read as a request body by its name: ``.json``, or an inner ``.json``
+    under an ambiguous outer suffix (``realm.json.tmpl``; not ``request.json.j2``, a Jinja
+    template). Such a file that is no request body is not a prompt file: a walk passes it."""
+    lower = name.lower()
+    if lower.endswith(".json"):
+        return True
+    if ".json." not in lower:
+        return False
+    from promptlint.loaders.base import detect_syntax
+
+    return detect_syntax(name, "") == "json"
+
+
 _CODE_SUFFIXES = (".py", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 
 
@@ -280,7 +294,7 @@ def prompt_files(
                     continue
                 if _ignored(resolved, False, stop, chains):
                     continue
-            if name.lower().endswith(".json") and not is_request_body_file(found):
+            if _read_as_json(name) and not is_request_body_file(found):
                 continue
             if name.lower().endswith(_CODE_SUFFIXES) and not may_build_prompt(found, config.prompt_names):
                 continue

@@ -211,6 +211,22 @@ def test_folder_walk_skips_json_that_is_not_a_request_body(run_cli, tmp_path: Pa
     assert all(f["error"] is None for f in data["files"])
 
 
+def test_json_templated_under_an_ambiguous_suffix_is_json_that_is_not_a_request_body(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # `realm.json.tmpl` (a Keycloak realm with ${role_…} values, in OpenHands) is read as JSON
+    # by its inner suffix: a folder walk and a hook refused it, exit 2, as "not an OpenAI or
+    # Anthropic request body". A `.json.j2` stays a Jinja template.
+    (tmp_path / "realm.json.tmpl").write_text('{"realm": "x", "roles": [{"name": "${role_admin}"}]}\n')
+    (tmp_path / "request.json.j2").write_text('{"messages": [{"role": "system", "content": "Now {{ now() }}. Be kind."}]}\n')
+    (tmp_path / "a.md").write_text("You are kind.\n")
+    walked = run_cli("check", "--format", "json", ".", cwd=tmp_path)
+    data = json.loads(walked.stdout)
+    assert sorted(f["path"] for f in data["files"]) == ["a.md", "request.json.j2"], walked.output
+    assert walked.exit_code == 1 and [f["rule"] for f in data["findings"]] == ["PC101"]
+    hooked = run_cli("check", "--hook", "realm.json.tmpl", "a.md", cwd=tmp_path)
+    assert hooked.exit_code == 0, hooked.output
+    assert run_cli("check", "realm.json.tmpl", cwd=tmp_path).exit_code == 2  # named: said
+
+
 def test_an_order_of_files_in_subfolders(run_cli, tmp_path: Path, long_rules: str) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "parts").mkdir()
     (tmp_path / "parts" / "rules.md").write_text(f"# Rules\n{long_rules}\n")
