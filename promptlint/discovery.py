@@ -157,6 +157,19 @@ def _unusable(path: Path) -> str | None:
     return _resolved(path)[1]
 
 
+def _linked_folder(path: Path, walked: Path) -> str | None:
+    """Why a link to a folder met in a walk is worth a word, or None: its target is inside the
+    walked folder, whose walk checks its files where they are (skill folders linked from
+    `.agents/skills/` to `.cline/skills/`, in cline)."""
+    try:
+        target = path.resolve(strict=True)
+    except (RuntimeError, OSError):  # gone since the folder was listed: said as a file's link is
+        return _resolved(path)[1]
+    if target.is_relative_to(walked):
+        return None
+    return f"a link to the folder {target}, outside the walked folder: not followed"
+
+
 def _is_regular(path: str) -> bool:
     """Whether a directory entry is a regular file itself (not a link to one)."""
     try:
@@ -259,9 +272,12 @@ def prompt_files(
         for d in sorted(dirs):
             if _matches(d, prefix + d, excludes):
                 continue
-            why = _unusable(here / d) if (here / d).is_symlink() else None
-            if why is not None:
-                _note(skipped, os.path.join(folder, d), why)
+            if (here / d).is_symlink():
+                # A link to a folder is not followed (its files would be checked twice, or
+                # round a loop): said only when its folder is not walked where it is.
+                why = _linked_folder(here / d, stop)
+                if why is not None:
+                    _note(skipped, os.path.join(folder, d), why)
             elif not _ignored((here / d).resolve(), True, stop, chains):
                 kept.append(d)
         dirs[:] = kept

@@ -88,3 +88,23 @@ def test_a_link_to_elsewhere_in_the_project_is_read_one_out_of_it_is_not(run_cli
     assert "inside.j2:1" in result.output
     warning = [line for line in result.output.splitlines() if "outside.j2" in line]
     assert len(warning) == 1 and "outside the checked folder's project: not read" in warning[0]
+
+
+def test_a_link_to_a_folder_is_not_followed_and_said_only_when_its_folder_is_not_walked(run_cli, tmp_path):
+    # Skill folders linked from .agents/skills/ to .cline/skills/ (cline, pydantic-ai): each
+    # link was a warning "skipped (not a regular file)", though its files are checked where
+    # they are. A link out of the walked folder is said, as not followed.
+    (tmp_path / ".cline" / "skills" / "publish").mkdir(parents=True)
+    (tmp_path / ".cline" / "skills" / "publish" / "SKILL.md").write_text("You publish releases.\n")
+    (tmp_path / ".agents" / "skills").mkdir(parents=True)
+    os.symlink("../../.cline/skills/publish", tmp_path / ".agents" / "skills" / "publish")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("Elsewhere.\n")
+    os.symlink(outside, tmp_path / "elsewhere")
+    result = run_cli("check", "--format", "json", ".", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [f["path"] for f in data["files"]] == [".cline/skills/publish/SKILL.md"]
+    assert data["warnings"] == [f"./elsewhere: skipped (a link to the folder {outside}, outside the walked folder: "
+                                "not followed)"]
