@@ -194,7 +194,7 @@ def _missing(path: str) -> bool:
     return False
 
 
-_PARTIAL_SUFFIXES = ("", ".mustache", ".hbs", ".handlebars", ".j2", ".jinja", ".jinja2", ".md", ".txt")
+_PARTIAL_SUFFIXES = ("", ".mustache", ".hbs", ".handlebars", ".j2", ".jinja", ".jinja2", ".md", ".txt", ".prompt")
 
 
 def resolve_include(checked: CheckedFile, tag: Tag, root: Path | None = None) -> Path | None:
@@ -216,10 +216,15 @@ def _candidates(checked: CheckedFile, tag: Tag, root: Path) -> Iterator[str]:
     """The paths an include or partial may name, in the order they are tried: beside the
     file, then under the project root; a partial with each of its usual suffixes."""
     assert tag.target
-    suffixes = _PARTIAL_SUFFIXES if tag.tag == "partial" else ("",)
+    partial = tag.tag == "partial"
+    suffixes = _PARTIAL_SUFFIXES if partial else ("",)
+    # A partial's file may also start with "_": dotprompt's `{{> footer}}` is `_footer.prompt`.
+    folder, name = os.path.split(tag.target)
+    names = (tag.target, os.path.join(folder, "_" + name)) if partial and name else (tag.target,)
     for base in (os.fspath(_real(checked.path)[0].parent), os.fspath(root)):
-        for suffix in suffixes:
-            yield os.path.join(base, tag.target + suffix)
+        for target in names:
+            for suffix in suffixes:
+                yield os.path.join(base, target + suffix)
 
 
 def include_problem(checked: CheckedFile, tag: Tag) -> str | None:

@@ -44,3 +44,13 @@ def test_a_partial_with_options_is_found_beside_the_file(tmp_path: Path) -> None
     assert "`footer` not found" in missing  # the partial's name, not its options
     (tmp_path / "footer.hbs").write_text("Thanks for reading.\n")
     assert check_paths([str(tmp_path / "page.hbs")]).warnings == []
+
+
+def test_a_dotprompt_partial_is_found_under_its_underscored_prompt_name(tmp_path: Path) -> None:
+    # dotprompt keeps `{{> footer}}` in `_footer.prompt`: it was reported as not found, and
+    # the clock in it went unseen.
+    (tmp_path / "main.prompt").write_text(f"You are kind.\n{{{{> footer year=2025}}}}\n{RULES}\n")
+    (tmp_path / "_footer.prompt").write_text("Now: {{ now }}\n")
+    report = check_paths([str(tmp_path / "main.prompt")])
+    assert report.warnings == []
+    assert [(f.rule, f.line) for f in report.findings if f.rule == "PC104"] == [("PC104", 2)]
