@@ -334,3 +334,25 @@ def test_the_console_is_plain_where_rich_would_print_no_colour_and_as_wide(
             os.close(saved)
         for handle in closing:
             handle.close()
+
+
+def _columns(line: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in line)
+
+
+@pytest.mark.parametrize("before", ["現在時刻: ", "安定した方針のテキストです。" * 12 + "現在時刻: ", "Now 🙂: "])
+def test_a_frame_of_wide_characters_fits_the_width_and_underlines_the_value(before: str) -> None:
+    # A CJK character takes two columns: the carets stood under the wrong text (one column per
+    # character), and a long line cut at the width in characters took twice the width.
+    line = f"{before}{{{{ current_time }}}} です。" + "安定した方針のテキストです。" * 12
+    column = len(before) + 1
+    finding = Finding(path="p", line=1, column=column, end_line=1, end_column=column + len("{{ current_time }}"),
+                      rule="PC101", name="volatile-before-stable", severity="error", kind=None, frequency=None,
+                      message="m")
+    shown, carets = text._frame(finding, [line], 80).plain.splitlines()
+    assert max(_columns(shown), _columns(carets)) <= 80
+    at = carets.index("^")
+    assert carets.count("^") == len("{{ current_time }}")
+    assert _columns(shown[: shown.index("{{")]) == at

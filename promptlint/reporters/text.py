@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
@@ -122,6 +123,20 @@ _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 _CONTEXT_LINES = 1
 
 
+@lru_cache(maxsize=4096)
+def _cell(char: str) -> int:
+    """The terminal columns a character takes: 2 for a wide one (CJK, most emoji), 0 for a
+    combining mark, else 1 (as wcwidth counts them)."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _cells(text: str) -> int:
+    """The terminal columns ``text`` takes."""
+    return len(text) if text.isascii() else sum(map(_cell, text))
+
+
 def _clip(source: str, start: int, end: int, room: int, length: int | None = None) -> tuple[str, int, int]:
     """The part of a line that fits ``room`` columns around ``[start, end)``, with an
     ellipsis where it was cut, and the span's offsets in that part. A one-line JSON body
@@ -129,9 +144,11 @@ def _clip(source: str, start: int, end: int, room: int, length: int | None = Non
     ``source`` is the line (its line break left out), when not all of it: only the part
     shown is copied (8,000 findings on one 100,000-character line each cut it anew)."""
     size = len(source) if length is None else length
-    if size <= room:
+    if size <= room and (source.isascii() or _cells(source[:size]) <= room):
         return (source if size == len(source) else source[:size]), start, end
     room = max(room, 12)
+    if not source.isascii():
+        return _clip_cells(source[:size], start, end, room)
     # Keep some context before the span, then as much of the span as fits.
     left = max(0, min(start - room // 4, size - room))
     right = min(size, left + room)
@@ -140,6 +157,40 @@ def _clip(source: str, start: int, end: int, room: int, length: int | None = Non
     left += len(head)
     right -= len(tail)
     shown = head + source[left:right] + tail
+    shift = left - len(head)
+
+    def clip(offset: int) -> int:
+        return max(len(head), min(offset - shift, len(shown) - len(tail)))
+
+    return shown, clip(start), clip(end)
+
+
+def _clip_cells(text: str, start: int, end: int, room: int) -> tuple[str, int, int]:
+    """:func:`_clip` of a line with wide or combining characters, its window counted in
+    columns (a line of Japanese cut at ``room`` characters took twice the terminal's width);
+    where every character takes one column, the same window as :func:`_clip`'s."""
+    widths = [_cell(c) for c in text]
+    size = len(text)
+
+    def reach_left(index: int, cells: int) -> int:
+        """The first index of the longest stretch ending at ``index`` within ``cells`` columns."""
+        used = 0
+        while index > 0 and used + widths[index - 1] <= cells:
+            index -= 1
+            used += widths[index]
+        return index
+
+    # Some context before the span, unless the line's end leaves room for more.
+    left = min(reach_left(start, room // 4), reach_left(size, room))
+    right, used = left, 0
+    while right < size and used + widths[right] <= room:
+        used += widths[right]
+        right += 1
+    head = "…" if left > 0 else ""
+    tail = "…" if right < size else ""
+    left += len(head)
+    right = max(left, right - len(tail))
+    shown = head + text[left:right] + tail
     shift = left - len(head)
 
     def clip(offset: int) -> int:
@@ -175,11 +226,13 @@ def _frame(finding: Finding, lines: Lines, width: int) -> Text:
             end = finding.end_column - 1 if finding.end_line == finding.line else size
             source, start, end = _clip(line, start, max(start, min(end, size)), room, size)
             source = _printable(source.expandtabs(1))
-            underline = max(1, min(end, len(source)) - start)
+            # In columns: a wide character (CJK) takes two, so the carets stand under the value.
+            underline = max(1, _cells(source[start:min(end, len(source))]))
             style = _STYLE[finding.severity]
             pieces += (f" > {number:>{number_width}} │ ", "dim", source[:start], "",
                        source[start:end], style.replace("bold ", "") + " underline", source[end:], "", "\n", "",
-                       f"   {'':>{number_width}} │ " + " " * start, "dim", "^" * underline, style, "\n", "")
+                       f"   {'':>{number_width}} │ " + " " * _cells(source[:start]), "dim", "^" * underline, style,
+                       "\n", "")
         else:
             shown = _printable(_clip(line, 0, 0, room, size)[0].expandtabs(1))
             pieces += (f"   {number:>{number_width}} │ ", "dim", shown, "", "\n", "")
