@@ -238,3 +238,20 @@ def test_a_survey_that_quotes_templates_in_code_spans_is_markdown() -> None:
     # action {{each}}"; it is about templates, not one.
     path = Path(__file__).resolve().parents[1] / "fixtures" / "corpus-survey.md"
     assert infer_syntax(str(path), path.read_text(encoding="utf-8")).syntax == "markdown"
+
+
+def test_a_page_whose_template_syntax_does_not_parse_is_read_as_its_extension_says(run_cli, write, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # A page that quotes template syntax in prose (fixtures/corpus-heldout/README.md: 179
+    # `{% … %}` in code spans, some across line breaks) was read as Jinja and refused, exit 2.
+    # A syntax the content suggested is a guess: the file is read as static text, with why.
+    text = "# Notes\nWrite `{% raw %}` to keep braces, and `{% if level ==\n... %}` for a test.\n"
+    write("notes.md", text)
+    result = run_cli("check", "--format", "json", "notes.md", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads(result.stdout)["files"]
+    assert entry["syntax"] == "markdown" and entry["error"] is None
+    assert "but it does not parse as Jinja (line " in entry["syntax_evidence"]
+    # Named as a template, by its extension or --syntax, it is still an error.
+    write("notes.j2", text)
+    assert run_cli("check", "notes.j2", cwd=tmp_path).exit_code == 2
+    assert run_cli("check", "--syntax", "jinja", "notes.md", cwd=tmp_path).exit_code == 2

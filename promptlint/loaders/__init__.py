@@ -15,7 +15,7 @@ import stat
 from collections.abc import Callable
 
 from promptlint.core.ir import CODE_SYNTAXES, Block, Segment, Template
-from promptlint.loaders.base import Inference, LoadError, decode, detect_syntax, infer_syntax
+from promptlint.loaders.base import DESCRIPTIONS, Inference, LoadError, decode, detect_syntax, infer_syntax, plain_syntax
 
 __all__ = ["FileTooLarge", "Inference", "LoadError", "detect_syntax", "infer_syntax", "load_bytes", "load_file",
            "load_text", "read_bytes"]
@@ -60,9 +60,12 @@ def load_text(
     ``evidence`` says what chose a given syntax (``--syntax``, a config glob);
     ``prompt_names`` (config ``[code] prompt-names``) are more names whose strings are
     prompts, for code files."""
+    plain = None  # what a file read as a template by its content is read as if it is none
     if syntax is None:
         inferred = infer_syntax(path, text)
         syntax, evidence = inferred.syntax, inferred.evidence
+        if inferred.from_content and syntax not in CODE_SYNTAXES and plain_syntax(path) != syntax:
+            plain = plain_syntax(path)
     try:
         if syntax in CODE_SYNTAXES:
             from promptlint.loaders.code import load_code
@@ -72,6 +75,17 @@ def load_text(
             template = _loader(syntax)(path, text)
     except RecursionError:
         raise LoadError(f"nested too deeply to read as {syntax}") from None
+    except LoadError as exc:
+        if plain is None:
+            raise
+        # The content's template syntax was a guess (a page about templates quotes theirs in
+        # prose): read as what its extension says, with why. A file named as a template
+        # (`.j2`, `--syntax`, a config glob) that does not parse is still an error.
+        where = f"line {exc.line}: " if exc.line else ""
+        evidence = (f"{evidence}, but it does not parse as {DESCRIPTIONS.get(syntax, syntax)} "
+                    f"({where}{exc.message})")
+        syntax = plain
+        template = _loader(syntax)(path, text)
     for part in template.prompts or [template]:
         depth = _nesting(part.segments)
         if depth > MAX_NESTING:

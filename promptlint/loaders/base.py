@@ -196,6 +196,13 @@ class Inference:
         return DESCRIPTIONS.get(self.syntax, self.syntax)
 
 
+def plain_syntax(path: str) -> str:
+    """What a file is read as when its content says nothing: its extension's syntax (static
+    text for `.md`, `.txt`, `.prompt`)."""
+    suffixes = _suffixes(path)
+    return EXTENSIONS.get(suffixes[-1] if suffixes else "", "markdown")
+
+
 def detect_syntax(path: str, text: str, default: str | None = None) -> str:
     """The syntax of a file: by extension, and by content where the extension is ambiguous."""
     return infer_syntax(path, text, default).syntax
