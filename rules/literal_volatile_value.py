@@ -205,7 +205,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         found = [
             r for r in literals.scan(source)
             if template.position(text.span.start + r.start).line not in fenced
-            and not _EXAMPLE.search(_line_at(source, r.start))
+            and not _EXAMPLE.search(_line_at(source, r.start)) and not _in_code_span(source, r.start, r.end)
         ]
         if not capture:  # a record of one rendering, not the text that is sent: low confidence
             strong += [(text.span.start, source, r) for r in found]
@@ -356,6 +356,16 @@ _HEADER_CHARS = 400
 def _is_capture(source: str) -> bool:
     head = source[:_HEADER_CHARS]
     return _may_match(head, _CAPTURE_WORDS) and _CAPTURE.search(head) is not None
+
+
+def _in_code_span(text: str, start: int, end: int) -> bool:
+    """Whether ``[start, end)`` of ``text`` lies in a code span of its line: a format or a
+    value quoted as an example (`{{.Now.Format "15:04:05"}}`), as for the weaker values."""
+    if "`" not in text:
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return any(line_start + a <= start and end <= line_start + b
+               for a, b in (m.span() for m in _CODE_SPAN.finditer(_line_at(text, start))))
 
 
 def _line_at(text: str, offset: int) -> str:
