@@ -417,6 +417,36 @@ class _Finite(click.FloatRange):
 MAX_TIMEOUT_S = 86400.0
 
 
+def _kv_budget(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--kv-budget`` checked when given, so a size that is no size is a usage error (exit 2)
+    before any model loads, not a ValueError inside the backend."""
+    if value is None:
+        return None
+    from promptlint.probe.local.store import parse_size
+
+    try:
+        parse_size(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+    return value
+
+
+def _price_as(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--price-as PROVIDER:MODEL``, both parts given and the provider known: a malformed one
+    only left every cost "–" and a note, with exit 0."""
+    if value is None:
+        return None
+    from promptlint.providers.registry import KNOWN_PROVIDERS
+
+    provider, colon, model = value.partition(":")
+    if not colon or not provider.strip() or not model.strip():
+        raise click.BadParameter(f"{value!r}: write PROVIDER:MODEL, e.g. openai:gpt-4.1", ctx, param)
+    if provider.strip().lower() not in KNOWN_PROVIDERS:
+        raise click.BadParameter(f"unknown provider {provider.strip()!r}; known providers: "
+                                 f"{', '.join(KNOWN_PROVIDERS)}", ctx, param)
+    return value
+
+
 @main.command("probe")
 @click.argument("path")
 @click.option("--provider", required=True,
@@ -458,10 +488,10 @@ MAX_TIMEOUT_S = 86400.0
               help="local: the model's dtype (float32 proves reuse exact).")
 @click.option("--block-size", type=click.IntRange(min=1), default=16, show_default=True,
               help="local: reuse granularity in tokens (16 as vLLM; 1 reuses every token).")
-@click.option("--kv-budget", help="local: the prefix store's size (2GB, 512MiB; default unbounded).")
+@click.option("--kv-budget", callback=_kv_budget, help="local: the prefix store's size (2GB, 512MiB; default unbounded).")
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="local: compare every request's logits with a full recompute.")
-@click.option("--price-as", help="local: price the counts as this provider's model, e.g. openai:gpt-4.1.")
+@click.option("--price-as", callback=_price_as, help="local: price the counts as this provider's model, e.g. openai:gpt-4.1.")
 def probe_command(path: str, provider: str, model: str | None, base_url: str | None, api: str, compatible: str | None,
                   vars_file: str | None, variants: int, no_warmup: bool, compare_fix: bool, unsafe_fixes: bool,
                   breakpoint_: str, ttl: str, calls_per_day: int, report_path: str | None, output_format: str,

@@ -17,6 +17,7 @@ so a prefix of its cache is not the cache of the prefix.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,6 +97,7 @@ def load_model(name: str, *, device: str = "auto", dtype: str = "float32",
     resolved = resolve_device(device)
     torch_dtype = getattr(torch, dtype)
     if name in RANDOM_MODELS:
+        _require_memory_for(name, RANDOM_MODELS[name], resolved)
         return _build_random(name, RANDOM_MODELS[name], resolved, dtype, seed)
     folder = Path(name).expanduser()
     if not folder.is_dir():
@@ -116,6 +118,40 @@ def resolve_device(device: str) -> str:
     if device == "cuda" and not torch.cuda.is_available():
         raise LocalBackendError("device cuda: torch sees no CUDA GPU (is this a CPU build of torch?)")
     return device
+
+
+def random_weight_bytes(shape: RandomShape, vocab_size: int) -> int:
+    """The bytes of a random model's weights as they are built (float32, then cast): the
+    tied embedding, and per layer the attention and MLP projections and two norms."""
+    head_dim = shape.hidden_size // shape.num_heads
+    attention = 2 * shape.hidden_size * head_dim * (shape.num_heads + shape.num_kv_heads)
+    layer = attention + 3 * shape.hidden_size * shape.intermediate_size + 2 * shape.hidden_size
+    return 4 * (vocab_size * shape.hidden_size + shape.num_layers * layer + shape.hidden_size)
+
+
+def _memory_bytes(device: str) -> int | None:
+    """The device's total memory, or None where it cannot be read (no sysconf on Windows)."""
+    torch, _ = compat.require()
+    if device == "cuda":
+        return int(torch.cuda.mem_get_info()[1])
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _require_memory_for(name: str, shape: RandomShape, device: str) -> None:
+    """Refuse a random model larger than the device's memory: llama-8b-random on a CPU
+    machine of 16 GB built weights until the kernel killed the process, with no message."""
+    from promptlint.core.tokens import get_encoding
+
+    needed = random_weight_bytes(shape, get_encoding("o200k_base").n_vocab)
+    memory = _memory_bytes(device)
+    if memory is not None and needed > memory:
+        raise LocalBackendError(
+            f"model {name}: its weights take {needed / 1e9:.1f} GB as built (float32), more than "
+            f"the {memory / 1e9:.1f} GB of memory on {device}"
+        )
 
 
 def _build_random(name: str, shape: RandomShape, device: str, dtype: str,
@@ -152,16 +188,29 @@ def _build_random(name: str, shape: RandomShape, device: str, dtype: str,
 
 def _load_folder(folder: Path, device: str, dtype: str, torch_dtype: Any) -> LoadedModel:
     _, transformers = compat.require()
+    # trust_remote_code=False, said outright: left unset, transformers asks on a terminal
+    # whether to run the folder's own Python (a folder's config.json names it in auto_map)
+    # and waits for the answer; here nothing from the folder is ever executed.
+    offline = {"local_files_only": True, "trust_remote_code": False}
+    if not (folder / "config.json").is_file():
+        raise UnsupportedModel(f"{folder}: has no config.json: not a Hugging Face model folder")
+    # Any exception: a hostile or broken config.json fails inside transformers in many ways
+    # (a TypeError for a wrong type, a ZeroDivisionError for 0 heads, a RuntimeError for
+    # weights of another shape), and each is one line about this folder, never a traceback.
     try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        config = transformers.AutoConfig.from_pretrained(folder, **offline)
+    except Exception as exc:
+        raise UnsupportedModel(f"{folder}: cannot read its config.json: {_first_line(exc)}") from exc
+    _require_sane_sizes(folder, config)
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(folder, **offline)
         model = transformers.AutoModelForCausalLM.from_pretrained(
-            folder, local_files_only=True, **compat.dtype_kwargs(torch_dtype)
+            folder, config=config, **offline, **compat.dtype_kwargs(torch_dtype)
         )
-    except (OSError, ValueError, KeyError) as exc:
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UnsupportedModel(f"{folder}: cannot load it offline: {first_line}") from exc
+    except Exception as exc:
+        raise UnsupportedModel(f"{folder}: cannot load it offline: {_first_line(exc)}") from exc
     model = model.to(device=device, dtype=torch_dtype).eval()
-    config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    config = _text_config(model.config)
     _require_full_attention(folder, config)
     num_heads = config.num_attention_heads
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // num_heads
@@ -174,6 +223,52 @@ def _load_folder(folder: Path, device: str, dtype: str, torch_dtype: Any) -> Loa
         head_dim=head_dim, dtype_bytes=_dtype_bytes(dtype),
         encode_prompt=_chat_encoder(folder, tokenizer),
     )
+
+
+#: The sizes in a config.json that must be positive whole numbers where given.
+_SIZES = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+          "num_key_value_heads", "head_dim", "max_position_embeddings")
+#: Weight files transformers loads from a folder.
+_WEIGHT_SUFFIXES = (".safetensors", ".bin")
+
+
+def _require_sane_sizes(folder: Path, config: Any) -> None:
+    """Refuse, before any module is built, a config.json whose sizes are no sizes or
+    describe more parameters than the folder's weight files hold: transformers fills what
+    the weights lack with random values, so 10**6 layers in a config.json next to a 100 KB
+    checkpoint built modules for minutes and grew memory without bound."""
+    text = _text_config(config)
+    for name in _SIZES:
+        value = getattr(text, name, None)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise UnsupportedModel(f"{folder}: config.json {name} is {value!r}, not a positive whole number")
+    hidden = getattr(text, "hidden_size", None) or 0
+    # A floor that holds for every causal LM: the embedding (vocabulary × hidden) and at
+    # least one hidden-sized vector (a norm, a bias, a projection's row) per layer.
+    floor = ((getattr(text, "vocab_size", None) or 0) + (getattr(text, "num_hidden_layers", None) or 0)) * hidden
+    weight_bytes = sum(path.stat().st_size for path in folder.iterdir()
+                       if path.name.endswith(_WEIGHT_SUFFIXES) and path.is_file())
+    # Four parameters a byte is beyond even a 4-bit checkpoint (two a byte): a margin, not a fit.
+    if not weight_bytes:
+        raise UnsupportedModel(f"{folder}: has no weight file (*.safetensors, *.bin)")
+    if floor > 4 * weight_bytes:
+        raise UnsupportedModel(
+            f"{folder}: config.json describes at least {floor:,} parameters, more than its "
+            f"{weight_bytes:,} bytes of weight files hold (the rest would be random weights, built in memory)"
+        )
+
+
+def _text_config(config: Any) -> Any:
+    return config.get_text_config() if hasattr(config, "get_text_config") else config
+
+
+def _first_line(exc: Exception) -> str:
+    """The exception's first line, with the next one where the first only leads into it
+    (transformers writes "Validation error for field 'hidden_size':" and the reason below)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    return f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1 else lines[0]
 
 
 def _require_full_attention(folder: Path, config: Any) -> None:

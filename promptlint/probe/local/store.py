@@ -16,6 +16,7 @@ holding the keys and values of its tokens for every layer.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -39,6 +40,8 @@ _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*")
 def parse_size(size: int | str) -> int:
     """Bytes in ``size``: an int, or ``"2GB"``, ``"512MiB"``, ``"1.5 GiB"``, ``"4096"``
     (KB/MB/GB/TB are powers of 1000, KiB/MiB/GiB/TiB powers of 1024)."""
+    if isinstance(size, bool) or not isinstance(size, int | str):
+        raise ValueError(f"size {size!r}: give a number of bytes (int) or a string such as 2GB")
     if isinstance(size, int):
         if size < 0:
             raise ValueError(f"size {size}: a byte count is not negative")
@@ -48,7 +51,10 @@ def parse_size(size: int | str) -> int:
     if match is None or unit not in _UNITS:
         raise ValueError(f"size {size!r}: write a number of bytes with an optional unit "
                          "(B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), e.g. 2GB or 512MiB")
-    return int(float(match.group(1)) * _UNITS[unit])
+    number = float(match.group(1)) * _UNITS[unit]
+    if not math.isfinite(number):  # 400 digits are infinite as a float: int() overflows
+        raise ValueError(f"size {size!r}: too large to be a byte count")
+    return int(number)
 
 
 @dataclass(eq=False)
@@ -84,10 +90,14 @@ class PrefixStore:
 
     def __init__(self, block_size: int = DEFAULT_BLOCK_SIZE,
                  kv_budget: int | str | None = None) -> None:
-        if block_size < 1:
-            raise LocalBackendError(f"block_size {block_size}: a block holds at least one token")
+        if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+            raise LocalBackendError(f"block_size {block_size!r}: a block holds a whole number of "
+                                    "tokens, at least one")
         self.block_size = block_size
-        self.kv_budget = None if kv_budget is None else parse_size(kv_budget)
+        try:
+            self.kv_budget = None if kv_budget is None else parse_size(kv_budget)
+        except ValueError as exc:
+            raise LocalBackendError(f"kv_budget: {exc}") from None
         self.nbytes = 0
         self.evicted_blocks = 0
         self._root: dict[tuple[int, ...], Block] = {}
@@ -140,15 +150,26 @@ class PrefixStore:
         parent: Block | None = None
         children = self._root
         size = self.block_size
+        # The budget is a bound, not a hint: room is made before a block is copied, and no
+        # more of the request is held than fits (copied first and evicted after, the store
+        # held the whole request beyond the budget, gigabytes on a long prompt).
+        block_nbytes = _block_nbytes(layers, size)
+        most = None if self.kv_budget is None else self.kv_budget // max(block_nbytes, 1)
         for start in range(0, len(tokens) - size + 1, size):
             key = tuple(tokens[start:start + size])
             block = children.get(key)
             if block is None:
+                if most is not None and len(chain) >= most:
+                    break
+                self._evict(block_nbytes)
                 kv = compat.stack_block(layers, start, start + size)
                 block = Block(key, parent, kv, kv.nbytes)
                 children[key] = block
-                self._lru[id(block)] = block
                 self.nbytes += block.nbytes
+            # Held as most recent while the chain grows, so eviction takes other blocks, never
+            # this request's parents; _touch below puts the chain in leaf-first order.
+            self._lru[id(block)] = block
+            self._lru.move_to_end(id(block))
             chain.append(block)
             parent, children = block, block.children
         self._touch(chain)
@@ -164,13 +185,21 @@ class PrefixStore:
         for block in reversed(chain):
             self._lru.move_to_end(id(block))
 
-    def _evict(self) -> None:
+    def _evict(self, room: int = 0) -> None:
+        """Evict least recently used blocks until ``room`` more bytes fit in the budget."""
         if self.kv_budget is None:
             return
-        while self.nbytes > self.kv_budget and self._lru:
+        while self.nbytes + room > self.kv_budget and self._lru:
             _, block = self._lru.popitem(last=False)
             assert not block.children, "LRU order broken: a parent is older than its child"
             siblings = block.parent.children if block.parent is not None else self._root
             del siblings[block.tokens]
             self.nbytes -= block.nbytes
             self.evicted_blocks += 1
+
+
+def _block_nbytes(layers: Sequence[LayerKV], block_size: int) -> int:
+    """The bytes of one block of ``block_size`` tokens cut from ``layers`` (keys and values of
+    every layer), known before it is copied."""
+    return sum((keys.nbytes // max(keys.shape[2], 1) + values.nbytes // max(values.shape[2], 1)) * block_size
+               for keys, values in layers)
