@@ -180,8 +180,7 @@ def move_plan(
         code = _rule_of(unit)
         start = unit.segment.open.start if isinstance(unit.segment, Block) else unit.segment.span.start
         line = layout.line_of(start)
-        codes = silenced.file_codes | silenced.line_codes.get(line + 1, set())
-        why = ("is disabled for it (`promptlint: disable`)" if code in codes or "ALL" in codes
+        why = ("is disabled for it (`promptlint: disable`)" if silenced.silences(code, line + 1)
                else "is not selected (select/ignore)" if code in disabled else None)
         if why is not None:
             blocked.append((line, f"line {line + 1}: {unit.volatility.kind} {unit_label(unit)}: not moved: {code} {why}",

@@ -30,10 +30,15 @@ class Suppressions:
     line_codes: dict[int, set[str]] = field(default_factory=dict)
 
     def allows(self, finding: Finding) -> bool:
-        def hit(codes: set[str]) -> bool:
-            return "ALL" in codes or finding.rule in codes
+        return not self.silences(finding.rule, finding.line)
 
-        return not (hit(self.file_codes) or hit(self.line_codes.get(finding.line, set())))
+    def silences(self, code: str, line: int) -> bool:
+        """Whether a directive silences rule ``code`` on 1-based ``line`` (what ``fix`` asks of
+        a value before it moves or rewrites it, as the check asks of a finding)."""
+        def hit(codes: set[str]) -> bool:
+            return "ALL" in codes or code in codes
+
+        return hit(self.file_codes) or hit(self.line_codes.get(line, set()))
 
 
 _CODE_DIRECTIVE = {

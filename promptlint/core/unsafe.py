@@ -49,8 +49,7 @@ def unsafe_edits(
         line = template.position(seg.span.start).line
         vol = unit.volatility
         code = "PC102" if isinstance(seg, Block) else "PC103"
-        codes = silenced.file_codes | silenced.line_codes.get(line, set())
-        if code in disabled or code in codes or "ALL" in codes:
+        if code in disabled or silenced.silences(code, line):
             continue  # the rewrite that finding asks for is not wanted here
         if isinstance(seg, Slot) and vol.kind == "timestamp" and vol.precision in _FINER_THAN_DAY:
             fmt = unit.expr.format_spec

@@ -175,7 +175,7 @@ class Adapter:
                 if len(secret) > 12:
                     text = text.replace(secret[-6:], "<redacted>")
         text = re.sub(r"\b(sk|key|token)[-_A-Za-z0-9]*\*{2,}[-_A-Za-z0-9*]*", "<redacted>", text)
-        text = re.sub(r"(?<=://)[^/@\s]+@", "", text)
+        text = _URL_CREDENTIALS.sub("", text)
         return " ".join(text.split())[:300]
 
     def usage_of(self, response: Any) -> Usage:
@@ -253,12 +253,16 @@ def _message(exc: Any) -> str:
     return str(getattr(exc, "message", "") or exc)
 
 
+# `user:password@` after a URL's scheme: never printed.
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
+
+
 def check_base_url(url: str) -> None:
     """ProbeError naming ``--base-url`` unless it is an http(s) URL with a host. Unchecked,
     one without a scheme failed only when sent, as "connection refused"; a bad port or
     bracket failed naming the prompt file; an empty one (``--base-url "$UNSET"``) went to
     the provider's own API."""
-    shown = re.sub(r"(?<=://)[^/@\s]+@", "", url)  # never print credentials in the URL
+    shown = _URL_CREDENTIALS.sub("", url)  # never print credentials in the URL
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port out of range
