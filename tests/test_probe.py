@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -242,6 +243,10 @@ ERRORS = [
     ("server_error", "500 server error after 1 retry"),
     ("unavailable", "503 server error after 1 retry"),
     ("drop", "connection refused or dropped"),
+    # Named by their status, not all "bad request" (a 413 from Anthropic, a 422 from a
+    # validating OpenAI-compatible server)
+    ("too_large", f"413 {HTTPStatus(413).phrase.lower()}: "),
+    ("unprocessable", f"422 {HTTPStatus(422).phrase.lower()}: "),
 ]
 
 

@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -241,7 +242,13 @@ class Adapter:
                               "rate_limit")
         if status >= 500:
             return ProbeError(f"{who}: {status} server error{after} ({said})", "server")
-        return ProbeError(f"{who}: {status} bad request: {said}", "bad_request")
+        # The status's own name (413 payload too large, 422 unprocessable entity: what vLLM
+        # answers a prompt longer than its context), not "bad request" for every other 4xx.
+        try:
+            phrase = HTTPStatus(status).phrase.lower()
+        except ValueError:
+            phrase = "client error"
+        return ProbeError(f"{who}: {status} {phrase}: {said}", "bad_request")
 
 
 def _message(exc: Any) -> str:

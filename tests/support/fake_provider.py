@@ -195,6 +195,8 @@ FAULTS: dict[str, int | None] = {
     "server_error": 500,
     "unavailable": 503,
     "overloaded": 529,
+    "too_large": 413,  # Anthropic's request_too_large: more bytes than the API takes
+    "unprocessable": 422,  # an OpenAI-compatible server's validation error (FastAPI)
     "hang": None,  # read the request, answer nothing until hang_seconds pass or the server stops
     "drop": None,  # read the request, close the connection without a response
     "truncate": None,  # send headers and part of the body, then close
@@ -846,6 +848,8 @@ _OPENAI_ERRORS = {
     "server_error": ("server_error", None),
     "unavailable": ("server_error", "service_unavailable"),
     "overloaded": ("server_error", "overloaded"),
+    "too_large": ("invalid_request_error", "request_too_large"),
+    "unprocessable": ("invalid_request_error", None),
 }
 _ANTHROPIC_ERRORS = {
     "unauthorized": "authentication_error",
@@ -855,6 +859,8 @@ _ANTHROPIC_ERRORS = {
     "server_error": "api_error",
     "unavailable": "api_error",
     "overloaded": "overloaded_error",
+    "too_large": "request_too_large",
+    "unprocessable": "invalid_request_error",
 }
 
 
