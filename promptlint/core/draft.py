@@ -199,6 +199,7 @@ def _draft_once(
     current = template
     not_fixable: list[str] = []
     reasons: dict[int, str] = {}  # the original unit → why it stays
+    disabled = overrides.disabled if overrides is not None else frozenset()  # rules select/ignore turn off
 
     def keep(found: dict[int, str], units: list[Unit]) -> None:
         origin = tracker.originals(units)
@@ -209,8 +210,7 @@ def _draft_once(
     # Unsafe rewrites run to a fixed point: sorting a tool loop uncovers the values inside
     # it (a clock in the loop body), which the next round can coarsen.
     for _round in range(_UNSAFE_ROUNDS if unsafe and refusal(template) is None else 0):
-        edits, rewritten, refused, sorted_loops = unsafe_edits(
-            current, units, overrides.disabled if overrides is not None else frozenset())
+        edits, rewritten, refused, sorted_loops = unsafe_edits(current, units, disabled)
         not_fixable += [r for r in refused if r not in not_fixable]
         keep(_named(current, units, refused), units)
         if not edits:
@@ -233,8 +233,7 @@ def _draft_once(
         if first:
             draft.unsafe_only = source
     found: dict[int, str] = {}
-    carriers, moving = move_plan(current, units, not_fixable, unsafe, found,
-                                 disabled=overrides.disabled if overrides is not None else frozenset())
+    carriers, moving = move_plan(current, units, not_fixable, unsafe, found, disabled=disabled)
     origin = tracker.originals(units)
     for segment, reason in found.items():
         if segment in origin:
