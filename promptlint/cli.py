@@ -6,7 +6,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -35,8 +35,37 @@ def _codes(value: str | None, option: str) -> tuple[str, ...] | None:
     return codes
 
 
+# What click raises to print the help, not an error (a bare `promptlint`; click 8.2 and later).
+_HELP_INSTEAD: tuple[type[click.UsageError], ...] = tuple(
+    getattr(click.exceptions, name) for name in ("NoArgsIsHelpError",) if hasattr(click.exceptions, name)
+)
+
+
 class _Group(click.Group):
     """Every failure of the run itself exits 2 with one line (DESIGN.md's exit codes)."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        """click's own, but a mistyped command line is one line, as every other error is:
+        click prints four (Usage, Try, a blank line, Error), which a hook's log or a CI
+        annotation shows as four problems, the first of them a usage summary."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as exc:
+            if isinstance(exc, click.UsageError) and not isinstance(exc, _HELP_INSTEAD):
+                where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+                click.echo(f"error: {' '.join(exc.format_message().split())}{where}", err=True)
+            else:
+                exc.show()  # its own message; for a bare `promptlint`, the help
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        # --help and --version end in click's Exit, whose code comes back here; a command
+        # that returns (none of ours exits that way) succeeded.
+        sys.exit(code if isinstance(code, int) else EXIT_OK)
 
     def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
         # Text a stream cannot encode (a lone surrogate that a `\ud800` escape in a request body
@@ -88,7 +117,7 @@ def run() -> None:
     os._exit(code or EXIT_OK)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("promptlint", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="promptlint-cache", prog_name="promptlint")
 def main() -> None:
     """promptlint: find what breaks the prompt cache in agent system prompts."""

@@ -99,7 +99,7 @@ def _continues(lines: list[str], i: int) -> bool:
     nxt = lines[i + 1]
     if not nxt.strip() or nxt[0] in " \t│|^~-+@":
         return False
-    starts = ("error:", "warning:", "note:", "promptlint:", "Usage:", "Try ", "Error:")
+    starts = ("error:", "warning:", "note:", "promptlint:")
     if nxt.startswith(starts) or nxt.split(" ", 1)[0].rstrip(":").endswith(("checked", "file(s)")):
         return False
     head = nxt.split(":", 1)[0]

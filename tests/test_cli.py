@@ -410,3 +410,24 @@ def test_a_text_report_does_not_plan_the_fix_and_json_does(run_cli, project: Pat
     assert text.exit_code == 1 and "PC101" in text.stdout and asked == []
     data = json.loads(run_cli("check", "--no-cache", "--format", "json", "bad.j2", cwd=project).stdout)
     assert asked and data["findings"][0]["fixable"] is True
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("check", "--bogus", "x"), "No such option '--bogus'. Did you mean '--jobs'? (see 'promptlint check --help')"),
+    (("check", "-j", "abc", "x"), "Invalid value for '-j' / '--jobs': 'abc' is not a valid integer range."),
+    (("check", "--format", "xml", "x"), "Invalid value for '--format': 'xml' is not one of"),
+    (("check",), "Missing argument 'PATHS...'. (see 'promptlint check --help')"),
+    (("nosuch",), "No such command 'nosuch'. (see 'promptlint --help')"),
+])
+def test_a_mistyped_command_line_is_one_error_line(run_cli, args: tuple[str, ...], said: str) -> None:  # type: ignore[no-untyped-def]
+    """As every other error: one line, exit 2 (click's own is Usage, Try, a blank line, Error)."""
+    result = run_cli(*args)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [result.stderr.strip()] and result.stderr.startswith("error: ")
+    assert said in result.stderr and result.stdout == ""
+
+
+def test_help_and_version_are_still_click_s_own(run_cli) -> None:  # type: ignore[no-untyped-def]
+    bare = run_cli()
+    assert bare.stderr.startswith("Usage: promptlint") and "Commands:" in bare.stderr
+    assert run_cli("--version").exit_code == 0 and run_cli("check", "--help").exit_code == 0
