@@ -292,3 +292,51 @@ def test_a_response_that_is_not_json_is_one_line(run_cli: Callable[..., Any], ca
     line = one_error(run_cli("probe", DEMO, "--provider", provider, "--base-url", server.url(provider),
                              "--timeout", "2", "--max-retries", "0", "--variants", "1"))
     assert "not JSON" in line and line.startswith("error: request 1 of 2")
+
+
+# ------------------------------------------------------------------------------------------
+# An empty prompt: refused before anything is sent
+
+
+def _base_url(server: FakeProvider, provider: str) -> str:
+    return server.openai_base_url if provider == "openai" else server.anthropic_base_url
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("empty.md", "", "the file is empty"),
+    ("blank.md", " \n\t\n\n", "the file holds only whitespace"),
+    ("comment.j2", "{# the rules go here #}\n  \n", "renders to an empty prompt"),
+])
+def test_an_empty_prompt_is_refused_before_anything_is_sent(
+        run_cli: Callable[..., Any], make_fake_provider: MakeServer, tmp_path: Path, provider: str, name: str,
+        text: str, said: str) -> None:
+    server = make_fake_provider()
+    template = tmp_path / name
+    template.write_text(text, encoding="utf-8")
+    line = one_error(run_cli("probe", str(template), "--provider", provider, "--base-url",
+                             _base_url(server, provider), "--timeout", "2", "--max-retries", "0"))
+    assert line.startswith(f"error: {template}: ") and said in line
+    assert server.requests == []
+    assert template.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize(("values", "said"), [
+    ('[{"rules": "Be brief."}, {"rules": "Be kind."}, {"rules": " "}]', "object 3"),
+    ('[{"rules": ""}, {"rules": ""}]', "object 1"),  # every branch off: nothing renders at all
+])
+def test_a_vars_object_that_renders_an_empty_prompt_is_named(run_cli: Callable[..., Any], tmp_path: Path,
+                                                             values: str, said: str) -> None:
+    template = tmp_path / "p.j2"
+    template.write_text("{% if rules %}{{ rules }}{% endif %}\n", encoding="utf-8")
+    vars_file = tmp_path / "vars.json"
+    vars_file.write_text(values, encoding="utf-8")
+    line = one_error(run_cli("probe", str(template), "--provider", "openai", "--dry-run", "--vars", str(vars_file)))
+    assert line.startswith(f"error: --vars {vars_file}: {said} renders {template} to an empty prompt")
+
+
+def test_a_workspace_of_empty_files_is_refused(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    (tmp_path / "SOUL.md").write_text("", encoding="utf-8")
+    (tmp_path / "AGENTS.md").write_text("\n\n", encoding="utf-8")
+    line = one_error(run_cli("probe", str(tmp_path), "--provider", "openai", "--dry-run"))
+    assert line.startswith(f"error: {tmp_path}: ") and "every workspace file is empty" in line

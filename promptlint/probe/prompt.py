@@ -151,6 +151,24 @@ def _renderer(template: Template, config: Config, vars_file: str | None) -> Call
     return render
 
 
+def _refuse_empty(path: str, sources: Sequence[str], texts: Sequence[str], vars_file: str | None) -> None:
+    """PromptError when a request would hold no prompt (nothing but whitespace): an empty
+    file, a template of comments only, a ``--vars`` object that fills nothing. It was sent
+    and billed as if it were a prompt, and the report measured a cache of nothing, so a
+    wrong path in a script or an unsaved file passed for a probe of the prompt."""
+    if not any(source.strip() for source in sources):
+        if len(sources) > 1:
+            raise PromptError(f"{path}: every workspace file is empty or only whitespace: nothing to probe")
+        raise PromptError(f"{path}: the file is empty: nothing to probe" if not "".join(sources) else
+                          f"{path}: the file holds only whitespace: nothing to probe")
+    empty = [i for i, text in enumerate(texts) if not text.strip()]
+    if empty and vars_file is not None:
+        raise PromptError(f"--vars {vars_file}: object {empty[0] + 1} renders {path} to an empty prompt "
+                          "(only whitespace): nothing to probe")
+    if empty:
+        raise PromptError(f"{path}: renders to an empty prompt (only whitespace): nothing to probe")
+
+
 def _text_variants(version: str, texts: Sequence[str], warm: Sequence[bool]) -> list[Variant]:
     cut = stable_split(texts)
     return [Variant(version, i, w, text, cut) for i, (text, w) in enumerate(zip(texts, warm, strict=True))]
@@ -184,7 +202,9 @@ def build(
             return _body(path, template, sets, warm, compare_fix)
         prompt = Prompt(path, "template", template.syntax, [], [AS_IS])
         render = _renderer(template, config, vars_file)
-        prompt.variants = _text_variants(AS_IS, [render(v, i) for i, v in enumerate(sets)], warm)
+        texts = [render(v, i) for i, v in enumerate(sets)]
+        _refuse_empty(path, [template.source], texts, vars_file)
+        prompt.variants = _text_variants(AS_IS, texts, warm)
         if compare_fix:
             fixed = _fixed_source(template, config, unsafe, prompt.notes, prompt.fix_summary)
             if fixed is not None:
@@ -321,7 +341,9 @@ def _workspace(path: str, sets: list[Any], warm: list[bool], vars_file: str | No
         parts.append(_Part(rel, template, volatile, volatile and not has_units))
     prompt = Prompt(path, "workspace", None, [], [AS_IS], sources=[p.template.path for p in parts])
     prompt.notes.append("workspace: " + " + ".join(p.rel + (" (changes often)" if p.volatile else "") for p in parts))
-    prompt.variants = _text_variants(AS_IS, _assemble(parts, sets, vars_file, config_file), warm)
+    texts = _assemble(parts, sets, vars_file, config_file)
+    _refuse_empty(path, [p.template.source for p in parts], texts, vars_file)
+    prompt.variants = _text_variants(AS_IS, texts, warm)
     if not compare_fix:
         return prompt
     fixed_parts: list[_Part] = []
