@@ -295,7 +295,7 @@ def test_a_response_that_is_not_json_is_one_line(run_cli: Callable[..., Any], ca
 
 
 # ------------------------------------------------------------------------------------------
-# An empty prompt: refused before anything is sent
+# An empty prompt, an empty or unknown option value: refused before anything is sent
 
 
 def _base_url(server: FakeProvider, provider: str) -> str:
@@ -340,3 +340,25 @@ def test_a_workspace_of_empty_files_is_refused(run_cli: Callable[..., Any], tmp_
     (tmp_path / "AGENTS.md").write_text("\n\n", encoding="utf-8")
     line = one_error(run_cli("probe", str(tmp_path), "--provider", "openai", "--dry-run"))
     assert line.startswith(f"error: {tmp_path}: ") and "every workspace file is empty" in line
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("model", ["", "  ", "\t"])
+def test_an_empty_model_is_refused_naming_the_option(run_cli: Callable[..., Any], make_fake_provider: MakeServer,
+                                                     provider: str, model: str) -> None:
+    server = make_fake_provider()
+    line = one_error(run_cli("probe", DEMO, "--provider", provider, "--base-url", _base_url(server, provider),
+                             "--timeout", "2", "--max-retries", "0", "--model", model))
+    assert line.startswith(f"error: --model {model!r}: ") and "empty" in line
+    assert server.requests == []
+
+
+def test_an_empty_model_is_refused_for_the_local_backend(run_cli: Callable[..., Any]) -> None:
+    line = one_error(run_cli("probe", DEMO, "--provider", "local", "--dry-run", "--model", ""))
+    assert line.startswith("error: --model '': ") and "tiny" not in line
+
+
+@pytest.mark.parametrize("provider", ["", "  ", "gemini"])
+def test_an_unknown_provider_names_the_option_not_the_prompt(run_cli: Callable[..., Any], provider: str) -> None:
+    line = one_error(run_cli("probe", DEMO, "--provider", provider, "--dry-run"))
+    assert line.startswith(f"error: --provider {provider.strip()!r}: ") and DEMO not in line

@@ -115,6 +115,10 @@ class Adapter:
     key_variables: tuple[str, ...] = ()
 
     def __init__(self, options: Options) -> None:
+        if options.model is not None and not options.model.strip():
+            # Read as "no --model", an empty one (`--model "$UNSET"`) probed the default model.
+            raise ProbeError(f"--model {options.model!r}: the model name is empty: name one, or leave --model "
+                             "out for the default", "usage")
         self.options = options
         self.kind = models.OPENAI_CHAT
         self.cache_provider = self.name
@@ -295,7 +299,7 @@ def adapter_for(provider: str, options: Options) -> Adapter:
     """The adapter registered for ``provider``; ValueError naming the known ones."""
     target = ADAPTERS.get(provider)
     if target is None:
-        raise ValueError(f"unknown provider {provider!r} for probe (known: {', '.join(ADAPTERS)})")
+        raise ValueError(f"--provider {provider!r}: unknown provider for probe (known: {', '.join(ADAPTERS)})")
     module, _, cls = target.partition(":")
     made: Adapter = getattr(importlib.import_module(module), cls)(options)
     return made
