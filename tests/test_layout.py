@@ -137,14 +137,25 @@ def test_fences_are_found_as_a_walk_over_them_finds_them(lines: list[str]) -> No
 
 def test_fences_follow_commonmark() -> None:
     # A fence closes only at a run of the same character, at least as long, alone on its
-    # line: "```python" or "```}" inside one is code, "~~~" does not close "```", four
-    # spaces of indent make no fence; one left open runs to the last line.
+    # line: "```python" or "```}" inside one is code, "~~~" does not close "```", nor does
+    # a run indented four spaces more than the fence; one left open runs to the last line.
     lines = ["```\n", "```python\n", "```}\n", "~~~\n", "    ```\n", "``\n", "````\n",
              "~~~~\n", "~~~\n", "```\n", "~~~~~ \n", "  ```\n", "code"]
     assert fences(lines) == [(0, 6, True), (7, 10, True), (11, 12, False)]
 
 
+def test_a_fence_in_a_list_item_is_a_fence() -> None:
+    # MkDocs steps indent a fence four spaces under "1.", where CommonMark counts the indent
+    # from the item: its placeholders are an example, not the page's own (promptflow's
+    # prompty how-to read as a ${} template with 7 warnings). A run four spaces deeper than
+    # the fence does not close it.
+    lines = ["1. Write the prompt:\n", "\n", "    ```yaml\n", "    inputs: ${user_name}\n", "    ```\n",
+             "2. Run it:\n", "    ```\n", "        ```\n", "  ```\n", "tail\n", "    ~~~\n"]
+    assert fences(lines) == [(2, 4, True), (6, 8, True), (10, 10, False)]
+
+
 _FENCE_TEXT_LINES = st.lists(st.sampled_from(["```\n", "~~~\n", "````\n", "```python\n", "```}\n", "    ```\n",
+                                              "        ```\n", "    ~~~~\n",
                                               "   ~~~~\n", "{{ user_name }} and {session_id}\n", "\n", "text\r\n"]),
                              max_size=25)
 

@@ -6,10 +6,14 @@ on where fences are: a fix that moves a placeholder out past a line the inferenc
 fence changed the syntax the file was read as on the next run (and so what the next fix did).
 
 The rule is CommonMark's, on lines ended by ``"\\n"`` only (as the fix's layout counts
-them): a fence opens at a line of three or more backticks or tildes, indented at most three
-spaces, and closes at a line of at least as many of the same character and nothing else
-but whitespace (``"```python"`` inside a fence is code, not its end). One left open runs to
-the last line.
+them): a fence opens at a line of three or more backticks or tildes, and closes at a line
+of at least as many of the same character and nothing else but whitespace (``"```python"``
+inside a fence is code, not its end), indented at most three spaces more than the line
+that opened it. One left open runs to the last line.
+
+A fence opens at any indent, where CommonMark counts it from the list item the fence is in
+(MkDocs steps indent theirs four spaces under "1."); outside a list, four spaces make an
+indented code block, which is code all the same.
 """
 
 from __future__ import annotations
@@ -17,23 +21,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"( *)(`{3,}|~{3,})")
 
 
 def fences(lines: Sequence[str]) -> list[tuple[int, int, bool]]:
     """``(first, last, closed)`` of each fenced code block, by 0-based index in ``lines``."""
     found: list[tuple[int, int, bool]] = []
-    opened: tuple[int, str, int] | None = None
+    opened: tuple[int, str, int, int] | None = None  # first line, character, run, indent
     for i, line in enumerate(lines):
         if "```" not in line and "~~~" not in line:
             continue
         match = _FENCE.match(line)
         if match is None:
             continue
-        run = match.group(1)
+        indent, run = len(match.group(1)), match.group(2)
         if opened is None:
-            opened = (i, run[0], len(run))
-        elif run[0] == opened[1] and len(run) >= opened[2] and line.strip() == run:
+            opened = (i, run[0], len(run), indent)
+        elif run[0] == opened[1] and len(run) >= opened[2] and indent <= opened[3] + 3 and line.strip() == run:
             found.append((opened[0], i, True))
             opened = None
     if opened is not None:
