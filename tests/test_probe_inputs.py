@@ -362,3 +362,17 @@ def test_an_empty_model_is_refused_for_the_local_backend(run_cli: Callable[..., 
 def test_an_unknown_provider_names_the_option_not_the_prompt(run_cli: Callable[..., Any], provider: str) -> None:
     line = one_error(run_cli("probe", DEMO, "--provider", provider, "--dry-run"))
     assert line.startswith(f"error: --provider {provider.strip()!r}: ") and DEMO not in line
+
+
+@pytest.mark.parametrize("name", ["", "  "])
+@pytest.mark.parametrize("option", ["--vars", "--config", "--report"])
+def test_a_blank_file_name_is_refused_naming_the_option(run_cli: Callable[..., Any], tmp_path: Path, option: str,
+                                                        name: str) -> None:
+    line = one_error(run_cli("probe", DEMO, "--provider", "openai", "--dry-run", option, name, cwd=tmp_path))
+    assert line == f"error: {option} {name!r}: a blank file name" and DEMO not in line
+
+
+@pytest.mark.parametrize("name", ["", "  "])
+def test_a_blank_path_is_refused_in_one_readable_line(run_cli: Callable[..., Any], tmp_path: Path, name: str) -> None:
+    line = one_error(run_cli("probe", name, "--provider", "openai", "--dry-run", cwd=tmp_path))
+    assert line.startswith(f"error: PATH {name!r}: a blank path")

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from promptlint.probe import report
 from promptlint.probe.adapters import ProbeError
-from promptlint.probe.prompt import PromptError
+from promptlint.probe.prompt import PromptError, refuse_blank
 from promptlint.probe.runner import Run, Settings, execute, plan
 
 EXIT_OK, EXIT_FAILED = 0, 2
@@ -42,6 +42,11 @@ def main(settings: Settings, *, output_format: str = "text", report_path: str | 
         if not out.is_terminal:  # a pipe or a file: room for the ten columns of the table
             out = Console(highlight=False, soft_wrap=True, width=132)
     err = err or Console(highlight=False, soft_wrap=True, stderr=True)
+    try:
+        refuse_blank("--report", report_path)
+    except PromptError as exc:
+        err.print(f"error: {exc}", markup=False)
+        return EXIT_FAILED
     if report_path is not None and report.REPORT_FORMATS.get(_suffix(report_path)) is None:
         err.print(f"error: --report {report_path}: the extension picks the format: .md, .json or .html",
                   markup=False)
@@ -72,9 +77,9 @@ def main(settings: Settings, *, output_format: str = "text", report_path: str | 
 
 def _naming_a_file(settings: Settings, message: str) -> str:
     """A refusal before any request, naming the file it is about: the prompt's, unless it
-    names one already (``--vars FILE: …``, the config's)."""
+    names one already (``--vars FILE: …``, the config's, ``PATH '': …``)."""
     named = (settings.path, settings.vars_file, settings.config_file)
-    if message.startswith("--") or any(path and message.startswith(f"{path}:") for path in named):
+    if message.startswith(("--", "PATH ")) or any(path and message.startswith(f"{path}:") for path in named):
         return message
     return f"{settings.path}: {message}"
 

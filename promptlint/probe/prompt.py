@@ -71,6 +71,14 @@ class Prompt:
     sources: list[str] = field(default_factory=list)
 
 
+def refuse_blank(option: str, name: str | None) -> None:
+    """PromptError for a file name that is empty or only whitespace and names no file, as an
+    unset variable makes one (``--vars "$VARS"``): printed as it came, the line was
+    ``--vars : Is a directory``, or named the prompt file and ``.`` for an empty ``--config``."""
+    if name is not None and not name.strip() and not os.path.exists(name):
+        raise PromptError(f"{option} {name!r}: a blank file name")
+
+
 def config_for(path: str, config_file: str | None) -> Config:
     """The config PATH is read with (a folder: the config that governs its files)."""
     if os.path.isdir(path):
@@ -186,6 +194,10 @@ def build(
     syntax: str | None = None,
 ) -> Prompt:
     """The variants to send for PATH. PromptError when it cannot be read or rendered."""
+    if not path.strip() and not os.path.exists(path):
+        raise PromptError(f"PATH {path!r}: a blank path: name a template, a request body or a folder")
+    refuse_blank("--vars", vars_file)
+    refuse_blank("--config", config_file)
     if not os.path.exists(path):
         raise PromptError(f"{path}: no such file or directory")
     if unsafe and not compare_fix:
