@@ -259,6 +259,57 @@ def test_a_request_the_model_cannot_take_is_refused_by_name(
 
 
 @needs_local
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_a_random_model_is_built_in_its_dtype_never_as_a_float32_copy(dtype: str) -> None:
+    # Built in float32 and cast after, a bfloat16 model peaked at float32's size plus the
+    # cast copy: --dtype saved no memory while building (bench/kv_build_memory.py).
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from promptlint.probe.local import model
+
+    class Created(TorchDispatchMode):
+        """Records the dtype and size of every floating tensor an operation makes."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.tensors: list[tuple[torch.dtype, int]] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+            out = func(*args, **(kwargs or {}))
+            for tensor in out if isinstance(out, tuple | list) else [out]:
+                if isinstance(tensor, torch.Tensor) and tensor.is_floating_point():
+                    self.tensors.append((tensor.dtype, tensor.numel()))
+            return out
+
+    with Created() as created:
+        loaded = model.load_model("tiny", device="cpu", dtype=dtype)
+    parameters = list(loaded.model.parameters())
+    assert {p.dtype for p in parameters} == {getattr(torch, dtype)}
+    assert torch.get_default_dtype() == torch.float32  # the build's own default, restored
+    # The only float32 tensors a build needs are the RoPE frequencies (head dim / 2 = 8
+    # values each); a float32 copy of the weights holds the 12.8M-value embedding.
+    float32_sizes = [size for made, size in created.tensors if made == torch.float32]
+    assert max(float32_sizes, default=0) <= 8, f"a float32 tensor of {max(float32_sizes):,} values was made"
+    assert sum(p.numel() for p in parameters) > 10**7
+
+
+@needs_local
+def test_a_random_model_is_the_same_for_a_seed_and_dtype_and_differs_by_seed() -> None:
+    import torch
+
+    from promptlint.probe.local import model
+
+    def weights(seed: int) -> list[torch.Tensor]:
+        built = model.load_model("tiny", device="cpu", dtype="bfloat16", seed=seed).model
+        return [p.detach() for p in built.parameters()]
+
+    first, again, other = weights(0), weights(0), weights(1)
+    assert all(torch.equal(a, b) for a, b in zip(first, again, strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(first, other, strict=True))
+
+
+@needs_local
 def test_a_model_that_is_neither_named_nor_a_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedModel, match="neither a random model"):
         LocalBackend(f"{tmp_path}/no-such-model", device="cpu")

@@ -93,6 +93,16 @@ def test_a_random_model_larger_than_memory_is_refused_before_it_is_built(monkeyp
         model.load_model("llama-8b-random", device="cpu")
 
 
+def test_the_memory_a_random_model_needs_is_counted_in_the_dtype_it_is_built_in(monkeypatch):
+    # llama-8b-random is 31.2 GB in float32 and 15.6 GB in bfloat16, built directly in it:
+    # on 20 GB, bfloat16 fits and is built, float32 is refused.
+    monkeypatch.setattr(model, "_memory_bytes", lambda device: 20 * 10**9, raising=False)
+    monkeypatch.setattr(model, "_build_random", lambda name, shape, device, dtype, seed: dtype)
+    assert model.load_model("llama-8b-random", device="cpu", dtype="bfloat16") == "bfloat16"
+    with pytest.raises(LocalBackendError, match=r"llama-8b-random: its weights take 3\d\.\d GB in float32"):
+        model.load_model("llama-8b-random", device="cpu", dtype="float32")
+
+
 # A local Hugging Face model folder: a 2-layer Llama over a word-level tokenizer.
 
 

@@ -97,7 +97,7 @@ def load_model(name: str, *, device: str = "auto", dtype: str = "float32",
     resolved = resolve_device(device)
     torch_dtype = getattr(torch, dtype)
     if name in RANDOM_MODELS:
-        _require_memory_for(name, RANDOM_MODELS[name], resolved)
+        _require_memory_for(name, RANDOM_MODELS[name], resolved, dtype)
         return _build_random(name, RANDOM_MODELS[name], resolved, dtype, seed)
     folder = Path(name).expanduser()
     if not folder.is_dir():
@@ -120,13 +120,14 @@ def resolve_device(device: str) -> str:
     return device
 
 
-def random_weight_bytes(shape: RandomShape, vocab_size: int) -> int:
-    """The bytes of a random model's weights as they are built (float32, then cast): the
+def random_weight_bytes(shape: RandomShape, vocab_size: int, dtype: str = "float32") -> int:
+    """The bytes of a random model's weights in ``dtype``, the dtype they are built in: the
     tied embedding, and per layer the attention and MLP projections and two norms."""
     head_dim = shape.hidden_size // shape.num_heads
     attention = 2 * shape.hidden_size * head_dim * (shape.num_heads + shape.num_kv_heads)
     layer = attention + 3 * shape.hidden_size * shape.intermediate_size + 2 * shape.hidden_size
-    return 4 * (vocab_size * shape.hidden_size + shape.num_layers * layer + shape.hidden_size)
+    parameters = vocab_size * shape.hidden_size + shape.num_layers * layer + shape.hidden_size
+    return _dtype_bytes(dtype) * parameters
 
 
 def _memory_bytes(device: str) -> int | None:
@@ -140,16 +141,16 @@ def _memory_bytes(device: str) -> int | None:
         return None
 
 
-def _require_memory_for(name: str, shape: RandomShape, device: str) -> None:
+def _require_memory_for(name: str, shape: RandomShape, device: str, dtype: str) -> None:
     """Refuse a random model larger than the device's memory: llama-8b-random on a CPU
     machine of 16 GB built weights until the kernel killed the process, with no message."""
     from promptlint.core.tokens import get_encoding
 
-    needed = random_weight_bytes(shape, get_encoding("o200k_base").n_vocab)
+    needed = random_weight_bytes(shape, get_encoding("o200k_base").n_vocab, dtype)
     memory = _memory_bytes(device)
     if memory is not None and needed > memory:
         raise LocalBackendError(
-            f"model {name}: its weights take {needed / 1e9:.1f} GB as built (float32), more than "
+            f"model {name}: its weights take {needed / 1e9:.1f} GB in {dtype}, more than "
             f"the {memory / 1e9:.1f} GB of memory on {device}"
         )
 
@@ -170,11 +171,16 @@ def _build_random(name: str, shape: RandomShape, device: str, dtype: str,
         tie_word_embeddings=True,  # halves the memory of a 200k-row embedding
     )
     # fork_rng: the seed shapes these weights without moving the caller's random state.
+    # from_config with the dtype builds every weight in it (under a default dtype that
+    # transformers sets and restores): built in float32 and cast after, bfloat16 peaked at
+    # float32's size plus the cast copy, so --dtype saved no memory while building.
+    # The RoPE frequencies stay float32, as from_pretrained leaves them.
     cuda_devices = [torch.cuda.current_device()] if device == "cuda" else []
     with torch.random.fork_rng(devices=cuda_devices), torch.device(device):
         torch.manual_seed(seed)
-        model = transformers.LlamaForCausalLM(config)
-    model = model.to(dtype=getattr(torch, dtype)).eval()
+        model = transformers.AutoModelForCausalLM.from_config(
+            config, **compat.dtype_kwargs(getattr(torch, dtype)))
+    model = model.eval()
     suffix = encode(RANDOM_MODEL_SUFFIX)
     return LoadedModel(
         name=name, model=model, device=device, dtype=dtype, random_weights=True,
