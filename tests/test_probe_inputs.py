@@ -353,6 +353,16 @@ def test_an_empty_model_is_refused_naming_the_option(run_cli: Callable[..., Any]
     assert server.requests == []
 
 
+@pytest.mark.parametrize("model", [" gpt-4.1-mini", "gpt-4.1-mini\n"])
+def test_a_model_name_with_white_space_around_it_is_refused(run_cli: Callable[..., Any],
+                                                            make_fake_provider: MakeServer, model: str) -> None:
+    server = make_fake_provider()
+    line = one_error(run_cli("probe", DEMO, "--provider", "openai", "--base-url", server.openai_base_url,
+                             "--timeout", "2", "--max-retries", "0", "--model", model))
+    assert line == f"error: --model {model!r}: white space around the model name"
+    assert server.requests == []
+
+
 def test_an_empty_model_is_refused_for_the_local_backend(run_cli: Callable[..., Any]) -> None:
     line = one_error(run_cli("probe", DEMO, "--provider", "local", "--dry-run", "--model", ""))
     assert line.startswith("error: --model '': ") and "tiny" not in line

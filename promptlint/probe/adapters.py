@@ -119,6 +119,9 @@ class Adapter:
             # Read as "no --model", an empty one (`--model "$UNSET"`) probed the default model.
             raise ProbeError(f"--model {options.model!r}: the model name is empty: name one, or leave --model "
                              "out for the default", "usage")
+        if options.model is not None and options.model != options.model.strip():
+            # Sent as written, no provider knows it, and no price was found for the report.
+            raise ProbeError(f"--model {options.model!r}: white space around the model name", "usage")
         self.options = options
         self.kind = models.OPENAI_CHAT
         self.cache_provider = self.name
