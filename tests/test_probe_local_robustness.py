@@ -5,6 +5,8 @@ a hang or memory past what was asked for."""
 from __future__ import annotations
 
 import json
+import logging
+import warnings
 from pathlib import Path
 
 import pytest
@@ -202,3 +204,67 @@ def test_a_hostile_model_folder_through_the_cli_is_one_line_and_exit_2(run_cli, 
 
 def test_parse_size_keeps_its_contract():
     assert store.parse_size("2GB") == 2 * 10**9 and store.parse_size("1.5 KiB") == 1536 and store.parse_size(0) == 0
+
+
+# What transformers prints: nothing. A broken folder printed its warnings, a load report
+# and a "Loading weights" bar on stderr before promptlint's one line.
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.NOTSET)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def transformers_output(capfd):
+    """What transformers logs (at any level its verbosity lets through), warns or writes
+    while the test runs; its verbosity and progress bars as they were, checked after."""
+    from transformers.utils import logging as hf_logging
+
+    records = _Records()
+    root = logging.getLogger("transformers")
+    root.addHandler(records)
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        yield lambda: ([r.getMessage() for r in records.records], [str(w.message) for w in warned],
+                       capfd.readouterr().err)
+    root.removeHandler(records)
+    assert (hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()) == (verbosity, bars)
+
+
+@pytest.mark.parametrize(("changes", "said"), [
+    # The checkpoint's MLP is 64 wide: transformers refused with "look at the above report".
+    ({"intermediate_size": 48}, r"weights do not fit its config.json: model\.layers\.\d\.mlp\.\w+\.weight is "
+                                r"\[\d+, \d+\] in the weight files, \[\d+, \d+\] in the model"),
+    # A third layer the checkpoint lacks: transformers filled it with random weights, said
+    # so in a report on stderr, and the run went on as if it were the folder's model.
+    ({"num_hidden_layers": 3}, r"its weight files lack 9 tensors its config.json describes "
+                               r"\(model\.layers\.2\..*\): they would be random"),
+])
+def test_weights_that_do_not_fit_the_config_are_one_line_and_transformers_says_nothing(
+        model_folder, tmp_path, transformers_output, changes, said):
+    folder = _with_config(model_folder, tmp_path, **changes)
+    with pytest.raises(UnsupportedModel, match=said) as caught:
+        model.load_model(str(folder), device="cpu")
+    assert str(caught.value).startswith(f"{folder}: ") and "\n" not in str(caught.value)
+    assert transformers_output() == ([], [], "")
+
+
+def test_a_model_folder_that_loads_prints_nothing_either(model_folder, transformers_output):
+    loaded = model.load_model(str(model_folder), device="cpu", dtype="bfloat16")
+    assert loaded.model.dtype == torch.bfloat16
+    assert transformers_output() == ([], [], "")  # no "Loading weights" bar
+
+
+def test_a_broken_model_folder_through_the_cli_is_one_line_on_stderr(run_process, model_folder, tmp_path):
+    folder = _with_config(model_folder, tmp_path, intermediate_size=48)
+    result = run_process("probe", str(DEMO), "--provider", "local", "--model", str(folder), "--variants", "1")
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"error: local: {folder}: "), result.stderr
+    assert "weights do not fit its config.json" in result.stderr
+

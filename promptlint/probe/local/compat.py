@@ -21,8 +21,11 @@ supported version has. KV tensors are ``[batch=1, kv_heads, tokens, head_dim]``.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
-from collections.abc import Sequence
+import logging
+import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -62,6 +65,52 @@ def require() -> tuple[ModuleType, ModuleType]:
 def _major_minor(version: str) -> tuple[int, int]:
     parts = [int("".join(ch for ch in p if ch.isdigit()) or 0) for p in version.split(".")[:2]]
     return parts[0], parts[1] if len(parts) > 1 else 0
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Silence transformers' log lines, its progress bars and Python warnings for the
+    duration, then restore all three as they were.
+
+    Wrapped around the calls into torch and transformers only, never around promptlint's
+    own checks: a broken model folder printed transformers' warnings, a load report and a
+    "Loading weights" bar on stderr before promptlint's one-line error, and the contract is
+    that one line. Nothing is lost by it: what transformers raises becomes that line, and
+    what it only reports (weights missing from a checkpoint) the backend checks itself.
+    """
+    _, transformers = require()
+    hf_logging = transformers.utils.logging
+    verbosity = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hub_bars_off = _hub_progress_bars_disabled()
+    # Switching the bars back on warns where an environment variable pins them off: the
+    # switching happens inside the warnings filter too.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_logging.set_verbosity(logging.CRITICAL)
+        hf_logging.disable_progress_bar()
+        try:
+            yield
+        finally:
+            hf_logging.set_verbosity(verbosity)
+            if bars:
+                hf_logging.enable_progress_bar()  # which turns huggingface_hub's on as well
+                if hub_bars_off:
+                    _disable_hub_progress_bars()
+
+
+def _hub_progress_bars_disabled() -> bool:
+    try:
+        from huggingface_hub.utils.tqdm import are_progress_bars_disabled
+    except ImportError:
+        return False
+    return bool(are_progress_bars_disabled())
+
+
+def _disable_hub_progress_bars() -> None:
+    from huggingface_hub.utils.tqdm import disable_progress_bars
+
+    disable_progress_bars()
 
 
 def dtype_kwargs(torch_dtype: Any) -> dict[str, Any]:

@@ -176,7 +176,7 @@ def _build_random(name: str, shape: RandomShape, device: str, dtype: str,
     # float32's size plus the cast copy, so --dtype saved no memory while building.
     # The RoPE frequencies stay float32, as from_pretrained leaves them.
     cuda_devices = [torch.cuda.current_device()] if device == "cuda" else []
-    with torch.random.fork_rng(devices=cuda_devices), torch.device(device):
+    with torch.random.fork_rng(devices=cuda_devices), torch.device(device), compat.quiet():
         torch.manual_seed(seed)
         model = transformers.AutoModelForCausalLM.from_config(
             config, **compat.dtype_kwargs(getattr(torch, dtype)))
@@ -203,19 +203,31 @@ def _load_folder(folder: Path, device: str, dtype: str, torch_dtype: Any) -> Loa
     # Any exception: a hostile or broken config.json fails inside transformers in many ways
     # (a TypeError for a wrong type, a ZeroDivisionError for 0 heads, a RuntimeError for
     # weights of another shape), and each is one line about this folder, never a traceback.
+    # compat.quiet: what transformers logs on the way is not printed above that line.
     try:
-        config = transformers.AutoConfig.from_pretrained(folder, **offline)
+        with compat.quiet():
+            config = transformers.AutoConfig.from_pretrained(folder, **offline)
     except Exception as exc:
         raise UnsupportedModel(f"{folder}: cannot read its config.json: {_first_line(exc)}") from exc
     _require_sane_sizes(folder, config)
     try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(folder, **offline)
-        model = transformers.AutoModelForCausalLM.from_pretrained(
-            folder, config=config, **offline, **compat.dtype_kwargs(torch_dtype)
-        )
+        with compat.quiet():
+            tokenizer = transformers.AutoTokenizer.from_pretrained(folder, **offline)
+    except Exception as exc:
+        raise UnsupportedModel(f"{folder}: cannot load its tokenizer offline: {_first_line(exc)}") from exc
+    # ignore_mismatched_sizes and output_loading_info: weights of another shape, or missing
+    # from the files, are then listed rather than only reported on stderr, and refused below
+    # with the first one named (transformers' own refusal pointed at "the above report").
+    try:
+        with compat.quiet():
+            model, loading = transformers.AutoModelForCausalLM.from_pretrained(
+                folder, config=config, **offline, **compat.dtype_kwargs(torch_dtype),
+                ignore_mismatched_sizes=True, output_loading_info=True,
+            )
+            model = model.to(device=device, dtype=torch_dtype).eval()
     except Exception as exc:
         raise UnsupportedModel(f"{folder}: cannot load it offline: {_first_line(exc)}") from exc
-    model = model.to(device=device, dtype=torch_dtype).eval()
+    _require_matching_weights(folder, loading)
     config = _text_config(model.config)
     _require_full_attention(folder, config)
     num_heads = config.num_attention_heads
@@ -261,6 +273,27 @@ def _require_sane_sizes(folder: Path, config: Any) -> None:
         raise UnsupportedModel(
             f"{folder}: config.json describes at least {floor:,} parameters, more than its "
             f"{weight_bytes:,} bytes of weight files hold (the rest would be random weights, built in memory)"
+        )
+
+
+def _require_matching_weights(folder: Path, loading: Mapping[str, Any]) -> None:
+    """Refuse a folder whose weight files do not hold every weight its config.json
+    describes, in that shape: transformers fills the rest with random values and only says
+    so on stderr, and a model part random would be measured as if it were the folder's."""
+    mismatched = sorted(loading.get("mismatched_keys") or (), key=lambda entry: str(entry[0]))
+    if mismatched:
+        key, in_files, in_model = mismatched[0]
+        more = f" (and {len(mismatched) - 1} more)" if len(mismatched) > 1 else ""
+        raise UnsupportedModel(
+            f"{folder}: its weights do not fit its config.json: {key} is {list(in_files)} in the "
+            f"weight files, {list(in_model)} in the model{more}"
+        )
+    missing = sorted(loading.get("missing_keys") or ())
+    if missing:
+        shown = ", ".join(missing[:2]) + (", …" if len(missing) > 2 else "")
+        raise UnsupportedModel(
+            f"{folder}: its weight files lack {len(missing)} tensors its config.json describes "
+            f"({shown}): they would be random weights"
         )
 
 
