@@ -386,3 +386,25 @@ def test_a_blank_file_name_is_refused_naming_the_option(run_cli: Callable[..., A
 def test_a_blank_path_is_refused_in_one_readable_line(run_cli: Callable[..., Any], tmp_path: Path, name: str) -> None:
     line = one_error(run_cli("probe", name, "--provider", "openai", "--dry-run", cwd=tmp_path))
     assert line.startswith(f"error: PATH {name!r}: a blank path")
+
+
+@pytest.mark.parametrize(("text", "values", "said"), [
+    ("Be brief.\n", None, "no volatile part found; every variant is the same prompt"),
+    ("You are {name}.\n", '[{"name": "Ada"}, {"name": "Bo"}]', "every object renders the same prompt"),  # text
+    ("You are {{ name }}.\n", '[{"name": "Ada"}, {"name": "Ada"}]', "every object renders the same prompt"),
+])
+def test_a_prompt_that_never_changes_says_so(run_cli: Callable[..., Any], tmp_path: Path, text: str,
+                                             values: str | None, said: str) -> None:
+    template = tmp_path / ("p.md" if "{{" not in text else "p.j2")
+    template.write_text(text, encoding="utf-8")
+    extra = []
+    if values is not None:
+        (tmp_path / "vars.json").write_text(values, encoding="utf-8")
+        extra = ["--vars", str(tmp_path / "vars.json")]
+    result = run_cli("probe", str(template), "--provider", "openai", "--dry-run", "--format", "json", *extra)
+    assert result.exit_code == 0, result.stderr
+    notes = json.loads(result.stdout)["notes"]
+    assert any(said in note for note in notes), notes
+    # A prompt whose variants differ has no such note.
+    result = run_cli("probe", DEMO, "--provider", "openai", "--dry-run", "--format", "json")
+    assert not any("the same prompt" in note for note in json.loads(result.stdout)["notes"])

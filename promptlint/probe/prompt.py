@@ -177,6 +177,17 @@ def _refuse_empty(path: str, sources: Sequence[str], texts: Sequence[str], vars_
         raise PromptError(f"{path}: renders to an empty prompt (only whitespace): nothing to probe")
 
 
+def _unchanging(path: str, texts: Sequence[str], vars_file: str | None) -> list[str]:
+    """A note when every value set renders the same prompt, as a request body's note says:
+    the probe then measures one prompt resent, and ``--vars`` values that fill no slot (a
+    ``{name}`` in a text file, which is not read as a placeholder) changed nothing, silently."""
+    if len(texts) < 2 or len(set(texts)) > 1:
+        return []
+    if vars_file is not None:
+        return [f"--vars {vars_file}: every object renders the same prompt: no value in it changes {path}"]
+    return [f"{path}: no volatile part found; every variant is the same prompt"]
+
+
 def _text_variants(version: str, texts: Sequence[str], warm: Sequence[bool]) -> list[Variant]:
     cut = stable_split(texts)
     return [Variant(version, i, w, text, cut) for i, (text, w) in enumerate(zip(texts, warm, strict=True))]
@@ -216,6 +227,7 @@ def build(
         render = _renderer(template, config, vars_file)
         texts = [render(v, i) for i, v in enumerate(sets)]
         _refuse_empty(path, [template.source], texts, vars_file)
+        prompt.notes += _unchanging(path, texts, vars_file)
         prompt.variants = _text_variants(AS_IS, texts, warm)
         if compare_fix:
             fixed = _fixed_source(template, config, unsafe, prompt.notes, prompt.fix_summary)
@@ -355,6 +367,7 @@ def _workspace(path: str, sets: list[Any], warm: list[bool], vars_file: str | No
     prompt.notes.append("workspace: " + " + ".join(p.rel + (" (changes often)" if p.volatile else "") for p in parts))
     texts = _assemble(parts, sets, vars_file, config_file)
     _refuse_empty(path, [p.template.source for p in parts], texts, vars_file)
+    prompt.notes += _unchanging(path, texts, vars_file)
     prompt.variants = _text_variants(AS_IS, texts, warm)
     if not compare_fix:
         return prompt
