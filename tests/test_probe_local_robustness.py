@@ -268,3 +268,32 @@ def test_a_broken_model_folder_through_the_cli_is_one_line_on_stderr(run_process
     assert result.stderr.count("\n") == 1 and result.stderr.startswith(f"error: local: {folder}: "), result.stderr
     assert "weights do not fit its config.json" in result.stderr
 
+
+@pytest.mark.parametrize(("config_json", "said"), [
+    ("[1, 2, 3]", "config.json is a JSON list, not an object of settings"),  # was "Should have a `model_type` key"
+    ("null", "config.json is JSON null, not an object of settings"),  # was "argument of type 'NoneType' is not iterable"
+    ('"llama"', "config.json is a JSON string, not an object of settings"),
+    ('{"model_type": ["llama"]}', "config.json model_type is ['llama'], not the name of an architecture"),  # was "unhashable type: 'list'"
+    ("{not json", "config.json is not JSON: Expecting property name enclosed in double quotes: line 1 column 2"),
+    (b"\xff\xfe{}", "config.json is not UTF-8 text"),
+])
+def test_a_config_json_that_is_no_object_of_settings_is_named_as_such(model_folder, tmp_path, config_json, said):
+    folder = _with_config(model_folder, tmp_path)
+    path = folder / "config.json"
+    path.write_bytes(config_json) if isinstance(config_json, bytes) else path.write_text(config_json)
+    with pytest.raises(UnsupportedModel) as caught:
+        model.load_model(str(folder), device="cpu")
+    assert str(caught.value).startswith(f"{folder}: {said}") and "\n" not in str(caught.value)
+
+
+def test_a_folder_without_a_tokenizer_says_so_in_a_whole_sentence(model_folder, tmp_path):
+    folder = _with_config(model_folder, tmp_path)
+    for path in folder.iterdir():
+        if path.name.startswith(("tokenizer", "special_tokens", "chat_template")):
+            path.unlink()
+    with pytest.raises(UnsupportedModel) as caught:
+        model.load_model(str(folder), device="cpu")
+    message = str(caught.value)
+    # Was cut after its first line: "... from one of: (1) a `tokenizers` library serialization file,"
+    assert message.startswith(f"{folder}: cannot load its tokenizer offline: ") and "\n" not in message
+    assert message.endswith(".") and "(3)" in message

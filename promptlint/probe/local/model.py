@@ -17,6 +17,7 @@ so a prefix of its cache is not the cache of the prefix.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -200,6 +201,7 @@ def _load_folder(folder: Path, device: str, dtype: str, torch_dtype: Any) -> Loa
     offline = {"local_files_only": True, "trust_remote_code": False}
     if not (folder / "config.json").is_file():
         raise UnsupportedModel(f"{folder}: has no config.json: not a Hugging Face model folder")
+    _require_settings(folder)
     # Any exception: a hostile or broken config.json fails inside transformers in many ways
     # (a TypeError for a wrong type, a ZeroDivisionError for 0 heads, a RuntimeError for
     # weights of another shape), and each is one line about this folder, never a traceback.
@@ -241,6 +243,33 @@ def _load_folder(folder: Path, device: str, dtype: str, torch_dtype: Any) -> Loa
         head_dim=head_dim, dtype_bytes=_dtype_bytes(dtype),
         encode_prompt=_chat_encoder(folder, tokenizer),
     )
+
+
+#: How a JSON value that is not an object is named.
+_JSON_KINDS = {list: "a JSON list", str: "a JSON string", int: "a JSON number", float: "a JSON number",
+               bool: "JSON true or false", type(None): "JSON null"}
+
+
+def _require_settings(folder: Path) -> None:
+    """Refuse a config.json that is no JSON object, or names no architecture, before
+    transformers reads it: it failed on them with its own internals ("argument of type
+    'NoneType' is not iterable" for null, "unhashable type: 'list'" for a list model_type)
+    or with advice that missed the point ("Should have a `model_type` key" for a list)."""
+    path = folder / "config.json"
+    try:
+        settings = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise UnsupportedModel(f"{folder}: config.json is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise UnsupportedModel(f"{folder}: config.json is not JSON: {exc}") from None
+    except OSError as exc:
+        raise UnsupportedModel(f"{folder}: cannot read its config.json: {exc.strerror or exc}") from None
+    if not isinstance(settings, dict):
+        raise UnsupportedModel(f"{folder}: config.json is {_JSON_KINDS.get(type(settings), 'JSON')}, "
+                               "not an object of settings")
+    model_type = settings.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise UnsupportedModel(f"{folder}: config.json model_type is {model_type!r}, not the name of an architecture")
 
 
 #: The sizes in a config.json that must be positive whole numbers where given.
@@ -302,12 +331,20 @@ def _text_config(config: Any) -> Any:
 
 
 def _first_line(exc: Exception) -> str:
-    """The exception's first line, with the next one where the first only leads into it
-    (transformers writes "Validation error for field 'hidden_size':" and the reason below)."""
+    """The exception's first line, joined with the next ones while a line only leads into
+    the next (transformers writes "Validation error for field 'hidden_size':" and the reason
+    below, and lists a tokenizer's three sources one a line, ending in "," and "or")."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     if not lines:
         return type(exc).__name__
-    return f"{lines[0]} {lines[1]}" if lines[0].endswith(":") and len(lines) > 1 else lines[0]
+    end = 0
+    while end + 1 < len(lines) and _leads_on(lines[end]):
+        end += 1
+    return " ".join(lines[:end + 1])
+
+
+def _leads_on(line: str) -> bool:
+    return line.endswith((":", ",", ";")) or line.rsplit(" ", 1)[-1] in ("or", "and")
 
 
 def _require_full_attention(folder: Path, config: Any) -> None:
