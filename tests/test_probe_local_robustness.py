@@ -164,7 +164,12 @@ def test_a_broken_config_json_is_one_line_naming_the_folder(model_folder, tmp_pa
     assert str(folder) in message and said in message and "\n" not in message
 
 
-@pytest.mark.parametrize("changes", [{"num_hidden_layers": 10**6}, {"hidden_size": 10**9}])
+@pytest.mark.parametrize("changes", [
+    {"num_hidden_layers": 10**6}, {"hidden_size": 10**9},
+    # 10**8 × hidden 32 × 3 projections × 2 layers: 77 GB of random MLP weights next to a
+    # 100 KB checkpoint, built before transformers found their shape wrong.
+    {"intermediate_size": 10**8},
+])
 def test_a_config_json_larger_than_its_weights_is_refused_before_anything_is_built(
         model_folder, tmp_path, monkeypatch, changes):
     import transformers

@@ -290,9 +290,15 @@ def _require_sane_sizes(folder: Path, config: Any) -> None:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise UnsupportedModel(f"{folder}: config.json {name} is {value!r}, not a positive whole number")
     hidden = getattr(text, "hidden_size", None) or 0
-    # A floor that holds for every causal LM: the embedding (vocabulary × hidden) and at
-    # least one hidden-sized vector (a norm, a bias, a projection's row) per layer.
-    floor = ((getattr(text, "vocab_size", None) or 0) + (getattr(text, "num_hidden_layers", None) or 0)) * hidden
+    # A floor that holds for every causal LM: the embedding (vocabulary × hidden), at
+    # least one hidden-sized vector (a norm, a bias, a projection's row) per layer, and
+    # where an MLP width is given, one hidden × width projection (once: a mixture-of-
+    # experts or hybrid model may give it for some layers only). Without that last term,
+    # intermediate_size 10**8 next to a 100 KB checkpoint built 77 GB of random weights.
+    intermediate = getattr(text, "intermediate_size", None)
+    width = intermediate if isinstance(intermediate, int) and not isinstance(intermediate, bool) else 0
+    floor = ((getattr(text, "vocab_size", None) or 0) + (getattr(text, "num_hidden_layers", None) or 0)
+             + max(width, 0)) * hidden
     weight_bytes = sum(path.stat().st_size for path in folder.iterdir()
                        if path.name.endswith(_WEIGHT_SUFFIXES) and path.is_file())
     # Four parameters a byte is beyond even a 4-bit checkpoint (two a byte): a margin, not a fit.
