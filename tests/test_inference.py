@@ -177,6 +177,10 @@ def test_literal_brace_traps_stay_quiet(text: str) -> None:
         ("Visit log opened {now:%Y-%m-%d %H:%M:%S}.\n\nAnswer briefly.\n", "format"),
         ("The current timestamp is: {timestamp}\n", "format"),
         ("Write the answer as {answer} and nothing else.\n", "markdown"),  # an instruction, not a slot
+        # JSON whose braces are doubled: `str.format` fills the field; `{{step}}` is a literal
+        # `{step}` (browser-use's system prompt read as Mustache, `{{step}}` a per-request id)
+        ("Use at most {max_actions} actions.\n<step_{{step}}>:\nReply as:\n{{\n  \"memory\": \"…\"\n}}\n", "format"),
+        ('Reply {{"navigate": "…"}} in {language}.\n', "format"),
     ],
 )
 def test_one_field_is_a_format_template_only_with_evidence(text: str, syntax: str) -> None:

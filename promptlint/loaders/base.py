@@ -148,6 +148,9 @@ _FORMAT_FIELD = re.compile(
     r"\{(?<![{\\$^_}\w]\{)([A-Za-z_]\w*(?:\.\w+|\[\w+\])*)(?:![rsa])?(?::[^{}\n]*)?\}(?!\})"
 )
 _JSON_OBJECT = re.compile(r"\{(?<!\{\{)\s*\"")
+# `{{"name": …` or `{{` and a line break, then `"thinking": …`: a JSON object whose braces a
+# `str.format` template doubles. No Mustache tag or Jinja expression opens with a JSON key.
+_ESCAPED_JSON = re.compile(r"\{\{\s*\"[^\"\n]*\"\s*:")
 # Prose that explains a placeholder instead of being filled through it: "where {answer} is
 # at most four sentences", "{reason} being one sentence", "replace {name} with your name".
 _EXPLAINED_BEFORE = re.compile(
@@ -436,6 +439,12 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
         return Inference("jinja", "inferred from content: `{{ name | filter }}` expressions", True)
     mustache = [m.group(1) for m in _MUSTACHE_NAME.finditer(body)]
     fields = _format_fields(text)
+    if fields and _ESCAPED_JSON.search(text):
+        # browser-use's system prompt: `{max_actions}` filled by `str.format`, its JSON example
+        # and `<step_{{step_number}}>` written with doubled braces (a literal `{step_number}`).
+        what = _names(fields, "`{name}` str.format field" + ("s" if len(set(fields)) > 1 else ""))
+        return Inference("format", f"inferred from content: {what} and JSON written with `{{{{`/`}}}}` escaped "
+                         "braces", True)
     if mustache and len(set(mustache)) >= len(set(fields)) and _MUSTACHE_MARKERS.search(text):
         # `{{ name }}` is both Jinja and Mustache; the IR is the same for plain names.
         if re.search(r"\{\{[^}]*[(|]", body):
