@@ -408,3 +408,29 @@ def test_a_prompt_that_never_changes_says_so(run_cli: Callable[..., Any], tmp_pa
     # A prompt whose variants differ has no such note.
     result = run_cli("probe", DEMO, "--provider", "openai", "--dry-run", "--format", "json")
     assert not any("the same prompt" in note for note in json.loads(result.stdout)["notes"])
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_vars_that_is_no_regular_file_is_refused_not_read(run_cli: Callable[..., Any], tmp_path: Path,
+                                                          kind: str) -> None:
+    import os
+
+    if kind == "fifo" and not hasattr(os, "mkfifo") or kind == "device" and not os.path.exists("/dev/null"):
+        pytest.skip(f"no {kind} here")
+    # A FIFO blocks the reader until a writer comes (never); /dev/zero would never end, and
+    # /dev/null stands for it here, as a device that reading it finds no end of in memory.
+    vars_path = str(tmp_path / "vars.json") if kind == "fifo" else "/dev/null"
+    if kind == "fifo":
+        os.mkfifo(vars_path)
+    result: list[Any] = []
+    worker = threading.Thread(target=lambda: result.append(run_cli("probe", DEMO, "--provider", "openai",
+                                                                   "--dry-run", "--vars", vars_path)), daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    hung = worker.is_alive()
+    if hung and kind == "fifo":  # let the blocked reader go: it reads nothing
+        os.close(os.open(vars_path, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(timeout=5)
+    assert not hung, "the probe hung reading --vars"
+    line = one_error(result[0])
+    assert line.startswith(f"error: --vars {vars_path}: not a regular file")

@@ -20,7 +20,9 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import json
+import os
 import random
+import stat
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -28,6 +30,7 @@ from typing import Any
 
 from promptlint.core.analysis import _CLOCK_SAMPLES, _SAMPLES, Unit
 from promptlint.core.ir import LOOP_ITEMS_DEPTH, RENDERED_BLOCKS, Block, Segment, Slot, Tag, Template, Text
+from promptlint.loaders import _file_type
 
 #: Minutes between the clocks of two consecutive value sets.
 CLOCK_STEP_MINUTES = 7
@@ -211,8 +214,13 @@ def _values(value: Any) -> Any:
 
 
 def load_vars(path: str) -> list[dict[str, Any]]:
-    """The value sets of a ``--vars`` file: a JSON or YAML list of objects."""
+    """The value sets of a ``--vars`` file: a JSON or YAML list of objects. A FIFO or a
+    device is refused before it is opened, as a prompt file is: opening a FIFO blocked the
+    probe for good, and reading /dev/zero filled memory until the machine gave out."""
     try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            raise VariantError(f"--vars {path}: not a regular file ({_file_type(mode)}), not read")
         text = Path(path).read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise VariantError(f"--vars {path}: {exc.strerror or exc}") from None
