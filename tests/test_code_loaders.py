@@ -258,6 +258,19 @@ def test_python_long_instruction_text_is_a_prompt_without_a_name() -> None:
     assert [s.expr.format_spec for s in slots(t)] == ["%H:%M"]
 
 
+def test_text_whose_only_cues_are_headings_is_no_prompt() -> None:
+    # graphrag's settings.yaml, written by an f-string: its comments start as Markdown
+    # headings do, and each `{defaults.…}` was a value "retrieved on every request".
+    yaml = "\n".join(["### Document processing settings ###", "", "input:",
+                      "  type: {defaults.input.type} # [csv, text, json]", "## If blob storage is specified,",
+                      "## a connection string must be given", "chunking:", "  size: {defaults.chunking.size}",
+                      "  overlap: {defaults.chunking.overlap}", "### Storage settings ###", "storage:",
+                      "  base_dir: {defaults.storage.base_dir}"])
+    assert slots(py(f'INIT_YAML = f"""{yaml}"""\n')) == []
+    headed = "# Role\n" + yaml.replace("### Storage", "You are the settings writer.\n### Storage")
+    assert slots(py(f'GUIDE = f"""{headed}"""\n'))
+
+
 def test_python_docstrings_and_short_strings_are_not_prompts() -> None:
     t = py('''
         """You are reading the docs of this module.

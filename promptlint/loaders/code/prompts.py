@@ -97,5 +97,10 @@ def may_hold_prompt(data: bytes, prompt_names: Sequence[str] = ()) -> bool:
 
 
 def looks_like_instructions(text: str) -> bool:
-    """Long multi-line text written to a model: the heuristic for prompts no name announces."""
-    return len(text) >= 200 and text.count("\n") >= 3 and len(_INSTRUCTION_CUES.findall(text)) >= 2
+    """Long multi-line text written to a model: the heuristic for prompts no name announces.
+    Headings alone are no cue: a YAML or shell text's comments (`## Storage settings ##`,
+    graphrag's generated settings.yaml) start as a Markdown heading does."""
+    if len(text) < 200 or text.count("\n") < 3:
+        return False
+    cues = _INSTRUCTION_CUES.findall(text)
+    return len(cues) >= 2 and any(not cue.startswith("#") for cue in cues)
