@@ -94,6 +94,7 @@ NAMES = [
     ("DRIVER_NAME", "identity", "per-session"),
     ("CYCLE_NUMBER", "session-id", "per-request"),
     ("job_card", "retrieval", "per-request"),
+    ("self.current_task", "memory", "per-request"),  # `self.` reads as the name after it
 ]
 
 
@@ -141,6 +142,11 @@ def test_classified_by_name(name: str, kind: str, frequency: str, syntax: str) -
         "step.tool_name",
         "step.toolName",
         "turn.tool_name",
+        # a method's own setting (khoj's operator prompts: "upto {self.max_iterations}
+        # iterations" was a per-request id)
+        "self.max_iterations",
+        "this.maxRetries",
+        "self.query_tool_name",  # the name of its query tool (agno's context providers)
     ],
 )
 def test_stable_names(name: str) -> None:

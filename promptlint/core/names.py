@@ -123,9 +123,17 @@ def _is_pinned(path: tuple[str, ...]) -> bool:
     )
 
 
+# The object a method reads its own fields through: `self.max_iterations` says what
+# `max_iterations` says (a setting), not what a path that starts with `self` would.
+_RECEIVERS = frozenset({"self", "this", "cls"})
+
+
 @lru_cache(maxsize=8192)
 def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     """(kind, frequency, the word it rests on) from a variable path, leaf first."""
+    held = len(path) > 1 and path[0] in _RECEIVERS  # what follows is the object's own field
+    if held:
+        path = path[1:]
     parts = [list(_compound_of(p)) for p in path]
     flat = [w for part in parts for w in part]
     if not flat:
@@ -192,9 +200,9 @@ def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
                 continue
             kind, frequency = entry
             if kind == "tool-order" and _names_one_tool(parts, index, position):
-                if index == len(parts) - 1 and index > 0:
-                    # `step.tool_name`, `call.toolName`: the leaf is one tool's name, whatever
-                    # holds it (a workflow step is no per-request id here)
+                if index == len(parts) - 1 and (index > 0 or held):
+                    # `step.tool_name`, `call.toolName`, `self.query_tool_name`: the leaf is one
+                    # tool's name, whatever holds it (a workflow step is no per-request id here)
                     return weak
                 continue  # `toolRefs.read`, `BASH_TOOL_NAME`: a constant, not a list
             if word in _PERSON_NAMES and _THINGS.intersection(flat[: flat.index(word)]):
