@@ -407,6 +407,9 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
 
     from promptlint import replay
 
+    if not log.strip():
+        click.echo(f"error: LOG {log!r}: a blank path: name a JSONL log of requests", err=True)
+        sys.exit(EXIT_FAILED)
     if provider is not None:
         provider = _provider_or_exit(provider)
     try:

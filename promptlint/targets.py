@@ -98,7 +98,9 @@ def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
     targets = Targets(explicit=config)
     files, errors = targets.files, targets.errors
     for path in paths:
-        if is_config_file(path):
+        if not path.strip():  # `promptlint check "$UNSET"`: no file of that name, and none shown
+            errors.append(f"{path!r}: a blank path: name a file or a folder")
+        elif is_config_file(path):
             found, problems = _config_targets(path, hook)
             files.extend(found)
             errors.extend(problems)
@@ -132,6 +134,8 @@ def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False) 
     ``.json`` file that is no request body are skipped quietly, as a folder walk skips them."""
     explicit: Config | None = None
     if config_file is not None:
+        if not config_file.strip():  # read as ".", which is no file
+            return Targets(errors=[f"--config {config_file!r}: a blank file name"])
         try:
             explicit = config_mod.load_file(Path(config_file))
         except ConfigError as exc:

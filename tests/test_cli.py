@@ -431,3 +431,18 @@ def test_help_and_version_are_still_click_s_own(run_cli) -> None:  # type: ignor
     bare = run_cli()
     assert bare.stderr.startswith("Usage: promptlint") and "Commands:" in bare.stderr
     assert run_cli("--version").exit_code == 0 and run_cli("check", "--help").exit_code == 0
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("check", ""), "error: '': a blank path: name a file or a folder"),
+    (("check", "  "), "error: '  ': a blank path: name a file or a folder"),
+    (("fix", ""), "error: '': a blank path: name a file or a folder"),
+    (("check", "--config", "", "."), "error: --config '': a blank file name"),
+    (("replay", ""), "error: LOG '': a blank path: name a JSONL log of requests"),
+])
+def test_a_blank_path_is_named_as_blank(run_cli, tmp_path: Path, args: tuple[str, ...], said: str) -> None:  # type: ignore[no-untyped-def]
+    """`promptlint check "$UNSET"` said "error: : no such file or directory", and a blank
+    --config was read as the folder "." ("error: .: not a regular file")."""
+    result = run_cli(*args, cwd=tmp_path)
+    assert result.exit_code == 2
+    assert said in result.output.splitlines()
