@@ -211,6 +211,40 @@ def test_python_memoised_builder_and_module_value_are_pinned() -> None:
     assert user.expr.pinned is None  # a parameter: per call, not per process
 
 
+def test_python_a_class_field_is_made_per_instance_a_class_attribute_at_import() -> None:
+    # MetaGPT's actions: `i_context: RunCodeContext = Field(default_factory=...)`, read as
+    # `self.i_context.code` in the prompt, was "computed once per process, at import".
+    t = py("""
+        from typing import ClassVar
+        from pydantic import BaseModel, Field
+        PROMPT = "You are QA. Always run the tests. Never guess. {code} {shared} {cached}"
+        class RunCode(BaseModel):
+            i_context: RunCodeContext = Field(default_factory=RunCodeContext)
+            shared: ClassVar[Settings] = load_settings()
+            cached = load_cache()
+            def run(self):
+                return PROMPT.format(code=self.i_context.code, shared=self.shared.name, cached=self.cached.docs)
+    """)
+    field, class_var, attribute = slots(t)
+    assert field.expr.pinned is None
+    assert class_var.expr.pinned and attribute.expr.pinned and "module-level" in attribute.expr.pinned
+
+
+def test_ts_an_instance_field_is_made_per_instance_a_static_one_at_import() -> None:
+    t = ts("""
+        export class RunCode {
+          private ctx = loadContext();
+          static shared = loadShared();
+          run() {
+            return this.ask({ system: `You are QA. Always run the tests. ${this.ctx.docs} ${RunCode.shared.docs}` });
+          }
+        }
+    """)
+    field, static = slots(t)
+    assert field.expr.pinned is None
+    assert static.expr.pinned and "module-level" in static.expr.pinned
+
+
 def test_python_values_in_logging_and_user_turns_are_not_prompts() -> None:
     t = py('''
         import logging

@@ -27,6 +27,7 @@ class Ctx:
     params: frozenset[str] = frozenset()
     memoised: str | None = None
     module_level: bool = False
+    class_body: bool = False  # a class's own statements (its fields and class attributes)
     depth: int = 0
     inlining: bool = False
     names: tuple[str, ...] = ()  # the function's and its class's names

@@ -29,7 +29,7 @@ class Statements(PythonBase):
                 continue
             if isinstance(stmt, ast.ClassDef):
                 if ctx.module_level and not ctx.inlining:
-                    class_ctx = Ctx(parent=ctx, module_level=True, names=(stmt.name,))
+                    class_ctx = Ctx(parent=ctx, module_level=True, class_body=True, names=(stmt.name,))
                     self.run(stmt.body, class_ctx)
                     self.finish(class_ctx)
                     self.class_envs[stmt.name] = class_ctx.env
@@ -39,7 +39,14 @@ class Statements(PythonBase):
                 for target in stmt.targets:
                     self.bind(target, value, stmt, ctx)
             elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-                self.bind(stmt.target, self.eval(stmt.value, ctx), stmt, ctx)
+                value = self.eval(stmt.value, ctx)
+                if (ctx.class_body and isinstance(value, Opaque) and value.expr.pinned
+                        and "ClassVar" not in ast.unparse(stmt.annotation)):
+                    # `i_context: RunCodeContext = Field(default_factory=...)` in a class body:
+                    # a field's default (pydantic, dataclasses, attrs), which each instance
+                    # replaces; not a value computed once at import (MetaGPT's actions).
+                    value = Opaque(replace(value.expr, pinned=None))
+                self.bind(stmt.target, value, stmt, ctx)
             elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
                 key = _key(stmt.target)
                 if key is not None:

@@ -87,7 +87,15 @@ class Statements(TsBase):
                     if name is not None and value is not None and _unwrap(value).type not in _FUNCTIONS:
                         self.scan(member, class_ctx)
                         key = "this." + self.text(name)
-                        self.assign(key, self.eval(value, class_ctx), member, class_ctx)
+                        found = self.eval(value, class_ctx)
+                        static = any(child.type == "static" for child in member.children)
+                        if static and class_name is not None:
+                            # `static shared = load()`: made once, as the class is defined
+                            ctx.env[f"{self.text(class_name)}.{self.text(name)}"] = found
+                        elif isinstance(found, Opaque) and found.expr.pinned:
+                            # `private ctx = load()`: made again for each instance, not at import
+                            found = Opaque(replace(found.expr, pinned=None))
+                        self.assign(key, found, member, class_ctx)
                         self.class_env[self.text(name)] = class_ctx.env[key]
             self.finish(class_ctx)
 
