@@ -245,6 +245,34 @@ def test_ts_an_instance_field_is_made_per_instance_a_static_one_at_import() -> N
     assert static.expr.pinned and "module-level" in static.expr.pinned
 
 
+def test_python_what_a_client_made_at_import_answers_is_not_made_at_import() -> None:
+    # mem0's examples: `memory_client = MemoryClient(...)` at module level, and in the
+    # handler `memories = memory_client.search(...)` was "computed once per process".
+    t = py("""
+        from datetime import datetime
+        BOOTED = datetime.now()
+        client = MemoryClient(api_key="k")
+        def handler(q):
+            memories = client.search(q)
+            return agent.run(system=f"You are Relay. Always be brief. Booted {BOOTED.isoformat()}. {memories}")
+    """)
+    booted, memories = slots(t)
+    assert booted.expr.pinned and memories.expr.pinned is None
+
+
+def test_ts_what_a_client_made_at_import_answers_is_not_made_at_import() -> None:
+    t = ts("""
+        const BOOTED = new Date();
+        const client = new MemoryClient({ apiKey: "k" });
+        export async function handler(q: string) {
+          const memories = await client.search(q);
+          return agent.run({ system: `You are Relay. Always be brief. Booted ${BOOTED.toISOString()}. ${memories}` });
+        }
+    """)
+    booted, memories = slots(t)
+    assert booted.expr.pinned and memories.expr.pinned is None
+
+
 def test_python_values_in_logging_and_user_turns_are_not_prompts() -> None:
     t = py('''
         import logging

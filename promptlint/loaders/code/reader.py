@@ -185,6 +185,21 @@ def pin(facts: Facts, ctx: Ctx, memo_label: str) -> None:
             facts.pinned = f"computed once per process ({memo_label.format(ctx.memoised)} builder)"
 
 
+# Classes of plain values: what their methods return is as fixed as the value (a `new
+# Date()` made at import prints the same time on every call).
+_VALUE_CLASSES = frozenset({"Date", "String", "Number", "Boolean", "BigInt", "URL", "RegExp", "Map", "Set", "Array",
+                            "Object", "Intl", "DateTimeFormat", "Path", "PurePath", "Decimal", "Fraction", "Template"})
+
+
+def made_by_a_class(value: Value | None) -> bool:
+    """Whether ``value`` is an object a class made (``MemoryClient(...)``, ``new OpenAI()``):
+    made once at import, it is a service whose methods answer anew on each call (what a
+    client's ``search`` returns is not computed at import), not a value such as a clock read
+    at import, whose ``isoformat()`` is as fixed as the clock."""
+    return isinstance(value, Opaque) and any(call[:1].isupper() and call not in _VALUE_CLASSES
+                                             for call in value.expr.calls)
+
+
 def bound_facts(facts: Facts, path: tuple[str, ...], lookup: Callable[[str], Value | None]) -> bool:
     """What the value bound to ``path``'s longest bound prefix says of it; False when
     nothing is bound, or the value says nothing (a list, a string with slots)."""

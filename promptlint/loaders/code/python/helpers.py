@@ -16,7 +16,7 @@ from promptlint.loaders.code.python.nodes import (
     _QUIET_MODULES, _SHELL_ANY_BASE, _SHELL_MODULE_CALLS, _base_name, _callee, _command,
     _constants, _params, _path,
 )
-from promptlint.loaders.code.reader import Ctx, bound_facts, merge_value, pin
+from promptlint.loaders.code.reader import Ctx, bound_facts, made_by_a_class, merge_value, pin
 
 
 class Helpers(PythonBase):
@@ -150,7 +150,11 @@ class Helpers(PythonBase):
                 facts.merge(bound.expr)
             facts.calls.append(callee)
         if isinstance(func, ast.Attribute):
+            pinned = facts.pinned
             self.facts(func.value, ctx, facts)
+            receiver = _path(func.value)
+            if pinned is None and receiver is not None and made_by_a_class(self.lookup(".".join(receiver), func, ctx)):
+                facts.pinned = None  # `client.search(q)`: the client is made once, its answers each call
         elif not isinstance(func, ast.Name):
             self.facts(func, ctx, facts)
         for arg in [*node.args, *(kw.value for kw in node.keywords)]:

@@ -8,7 +8,7 @@ from promptlint.loaders.code import (
     FILE_READ_CALLEES, ISO_METHODS, MAX_HELPER_DEPTH, SHELL_CALLEES, Facts, Opaque, Value,
     date_fns_format, file_name_path, intl_format, iso_prefix_format, shell_command_name,
 )
-from promptlint.loaders.code.reader import Ctx, bound_facts, merge_value, pin
+from promptlint.loaders.code.reader import Ctx, bound_facts, made_by_a_class, merge_value, pin
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.nodes import (
     _FORMAT_METHODS, _FUNCTIONS, _QUIET_GLOBALS, _TEMPLATE_SUBSTITUTION, _UNTELLING_METHODS,
@@ -131,7 +131,11 @@ class Helpers(TsBase):
             if func.type == "member_expression":
                 obj = func.child_by_field_name("object")
                 if obj is not None:
+                    pinned = facts.pinned
                     self.facts(obj, ctx, facts, follow)
+                    receiver = _path(obj, self.text, self.cooked)
+                    if pinned is None and receiver is not None and made_by_a_class(self.lookup(".".join(receiver), ctx)):
+                        facts.pinned = None  # `client.search(q)`: the client is made once, its answers each call
             elif func.type != "identifier":
                 self.facts(func, ctx, facts, follow)
         if callee.startswith("toLocale") or callee in ("DateTimeFormat",):
