@@ -95,6 +95,10 @@ NAMES = [
     ("CYCLE_NUMBER", "session-id", "per-request"),
     ("job_card", "retrieval", "per-request"),
     ("self.current_task", "memory", "per-request"),  # `self.` reads as the name after it
+    # where something is kept, not the thing (openai-agents-python's memory prompts, mem0's
+    # skills read `memory_dir` as memory and `CURSOR_PLUGIN_ROOT` as the editor's cursor)
+    ("memory_dir", "environment", "per-session"),
+    ("CURSOR_PLUGIN_ROOT", "environment", "per-session"),
 ]
 
 
@@ -146,7 +150,8 @@ def test_classified_by_name(name: str, kind: str, frequency: str, syntax: str) -
         # iterations" was a per-request id)
         "self.max_iterations",
         "this.maxRetries",
-        "self.query_tool_name",  # the name of its query tool (agno's context providers)
+        "self.query_tool_name",
+        "output_dir",  # a place, which no word before it makes volatile  # the name of its query tool (agno's context providers)
     ],
 )
 def test_stable_names(name: str) -> None:

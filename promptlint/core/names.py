@@ -128,9 +128,26 @@ def _is_pinned(path: tuple[str, ...]) -> bool:
 _RECEIVERS = frozenset({"self", "this", "cls"})
 
 
+# Nouns of a place on disk. A name that ends in one is where something is kept, not the
+# thing: `memory_dir` is no memory of the conversation, `CURSOR_PLUGIN_ROOT` no cursor.
+_LOCATIONS = frozenset({"root", "dir", "dirs", "directory", "directories", "folder", "folders"})
+
+
 @lru_cache(maxsize=8192)
 def _by_name(path: tuple[str, ...]) -> tuple[str, str, str] | None:
     """(kind, frequency, the word it rests on) from a variable path, leaf first."""
+    found = _judged(path)
+    last = words(path[-1]) if path else []
+    if (found is not None and found[:2] != ("environment", "per-session") and len(last) > 1
+            and last[-1] in _LOCATIONS):
+        # Where it is kept changes with the installation, as a working directory does, not with
+        # each request; a name the words before it say nothing of stays unjudged.
+        return ("environment", "per-session", "_".join(last))
+    return found
+
+
+def _judged(path: tuple[str, ...]) -> tuple[str, str, str] | None:
+    """:func:`_by_name`, before a place's name is read as the place."""
     held = len(path) > 1 and path[0] in _RECEIVERS  # what follows is the object's own field
     if held:
         path = path[1:]
