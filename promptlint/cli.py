@@ -447,6 +447,9 @@ class _Finite(click.FloatRange):
 
 #: The longest --timeout: a day. Past ~1e9 s the HTTP client's deadline overflows time_t.
 MAX_TIMEOUT_S = 86400.0
+#: The most --max-retries: the SDKs wait up to 8 s before each retry, so 10 retries of one
+#: request already take over a minute; a million never ended.
+MAX_RETRIES = 10
 
 
 def _kv_budget(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -508,7 +511,7 @@ def _price_as(ctx: click.Context, param: click.Parameter, value: str | None) -> 
               help="Refuse to send when the estimate (USD) exceeds this.")
 @click.option("--timeout", type=_Finite(min=0, min_open=True, max=MAX_TIMEOUT_S), default=60.0, show_default=True,
               help="Seconds per request.")
-@click.option("--max-retries", type=click.IntRange(min=0), default=2, show_default=True,
+@click.option("--max-retries", type=click.IntRange(min=0, max=MAX_RETRIES), default=2, show_default=True,
               help="The SDK's retries for 429, 5xx and connection errors.")
 @click.option("--max-output-tokens", type=click.IntRange(min=1), default=1, show_default=True,
               help="Output tokens per request (Responses: at least 16).")

@@ -156,6 +156,14 @@ def test_a_timeout_that_is_no_time_is_refused(run_cli: Callable[..., Any], timeo
     assert "internal error" not in result.output
 
 
+def test_retries_that_would_never_end_are_refused(run_cli: Callable[..., Any]) -> None:
+    # The SDKs back off up to 8 s before each retry: a million retries of a failing request
+    # never ended (10 already take over a minute).
+    result = run_cli("probe", DEMO, "--provider", "openai", "--dry-run", "--max-retries", "1000000")
+    assert result.exit_code == 2 and "--max-retries" in result.stderr and "0<=x<=10" in result.stderr
+    assert run_cli("probe", DEMO, "--provider", "openai", "--dry-run", "--max-retries", "10").exit_code == 0
+
+
 # ------------------------------------------------------------------------------------------
 # --base-url
 
