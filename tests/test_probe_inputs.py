@@ -184,6 +184,14 @@ def test_a_malformed_base_url_names_the_option(run_cli: Callable[..., Any], prov
     assert DEMO not in line and "hunter2" not in line
 
 
+@pytest.mark.parametrize("url", ["http://localhost:8000/v1", "https://user:hunter2@proxy.invalid/anthropic/v1/"])
+def test_an_anthropic_base_url_with_v1_is_refused_before_sending(run_cli: Callable[..., Any], url: str) -> None:
+    # The SDK appends /v1/messages: an OpenAI-style base URL was a 404 at /v1/v1/messages.
+    line = one_error(run_cli("probe", DEMO, "--provider", "anthropic", "--dry-run", "--base-url", url))
+    assert line.startswith("error: --base-url ") and "adds /v1 itself" in line and "hunter2" not in line
+    assert run_cli("probe", DEMO, "--provider", "openai", "--dry-run", "--base-url", url).exit_code == 0
+
+
 # ------------------------------------------------------------------------------------------
 # What a server answers: impossible usage counts, a body that is not JSON
 

@@ -17,6 +17,7 @@ import copy
 import json
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from promptlint.probe import models
 from promptlint.probe.adapters import USER_MESSAGE, Adapter, Options, ProbeError, Usage, UsageError, number, shown_url
@@ -38,6 +39,11 @@ class AnthropicAdapter(Adapter):
             raise ProbeError(f"--ttl {options.ttl!r}: 5m or 1h", "usage")
         if options.compatible:
             raise ProbeError("--compatible applies to --provider openai", "usage")
+        if options.base_url and urlsplit(options.base_url).path.rstrip("/").endswith("/v1"):
+            # The SDK appends /v1/messages itself: an OpenAI-style base URL went to /v1/v1/messages,
+            # a 404 after the run had started.
+            raise ProbeError(f"--base-url {shown_url(options.base_url)!r}: the Anthropic SDK adds /v1 itself; "
+                             "leave it off", "usage")
         self.kind = models.ANTHROPIC
         self.cache_provider = "anthropic"
         self.model = options.model or DEFAULT_MODEL
