@@ -221,6 +221,16 @@ def test_budget_refuses_before_the_first_request(run_cli: Callable[..., Any], se
     assert server.requests == []
 
 
+def test_a_refused_budget_names_what_makes_the_estimate(run_cli: Callable[..., Any], server: FakeProvider) -> None:
+    # An estimate that is mostly output tokens: fewer variants would hardly lower it.
+    result = probe(run_cli, server, "openai", "--max-output-tokens", "100000000")
+    assert result.exit_code == 2 and "lower --max-output-tokens (100,000,000 per request" in result.stderr
+    # A budget under $0.0001 is said as given, not as "$0.0000".
+    tiny = probe(run_cli, server, "openai", "--budget", "0.000001")
+    assert tiny.exit_code == 2 and "exceeds the budget $0.000001;" in tiny.stderr
+    assert "--max-output-tokens" not in tiny.stderr and server.requests == []
+
+
 @pytest.mark.parametrize(("provider", "variable"), [("openai", "OPENAI_API_KEY"),
                                                     ("anthropic", "ANTHROPIC_API_KEY")])
 def test_a_missing_key_is_one_line_naming_the_variable(

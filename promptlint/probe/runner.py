@@ -184,10 +184,24 @@ def check_budget(run: Run) -> None:
     # "not <=": a nan budget or estimate (a Settings made in Python) refuses, never sends.
     if run.adapter.billed and run.estimate_usd is not None and not run.estimate_usd <= run.budget_usd:
         tokens = sum(r.predicted.total if r.predicted else 0 for r in run.rows)
+        output = run.adapter.output_tokens
+        output_usd = len(run.rows) * output * run.prices.output if run.prices is not None else 0.0
+        # Mostly output (`--max-output-tokens 100000000`): fewer variants would hardly help.
+        remedy = (f"lower --max-output-tokens ({output:,} per request, {_usd(output_usd)} of the estimate), raise "
+                  "--budget or send fewer --variants" if output_usd > run.estimate_usd / 2
+                  else "raise --budget or send fewer --variants")
         raise BudgetError(
-            f"refusing to send: the estimate ${run.estimate_usd:.4f} for {len(run.rows)} requests "
-            f"({tokens:,} input tokens) exceeds the budget ${run.budget_usd:.4f}; raise --budget or send fewer "
-            "--variants", "budget")
+            f"refusing to send: the estimate {_usd(run.estimate_usd)} for {len(run.rows)} requests "
+            f"({tokens:,} input tokens) exceeds the budget {_usd(run.budget_usd)}; {remedy}", "budget")
+
+
+def _usd(amount: float) -> str:
+    """Dollars to four places; a smaller amount to two significant digits (a budget of
+    $0.000001 read "$0.0000", as if it were none)."""
+    if amount == 0 or abs(amount) >= 0.0001:
+        return f"${amount:.4f}"
+    digits = f"{float(f'{amount:.2g}'):.12f}".rstrip("0")
+    return f"${digits}0" if digits.endswith(".") else f"${digits}"
 
 
 def cost(usage: Usage, prices: models.Prices) -> float:
