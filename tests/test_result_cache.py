@@ -397,3 +397,23 @@ def test_without_a_user_cache_folder_files_are_checked_without_a_cache(run_cli, 
     for _ in range(2):
         result = run_cli("check", "--format", "json", str(path), cwd=tmp_path)
         assert result.exit_code == 1 and json.loads(result.stdout)["findings"]
+
+
+def test_an_edited_word_list_changes_the_code_fingerprint(tmp_path: Path) -> None:
+    # data/names.toml is where a word is added "without Python": a result cached before
+    # the edit was served after it.
+    from promptlint import resultcache
+
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "names.py").write_text("WORDS = 1\n")
+    (tmp_path / "data").mkdir()
+    words = tmp_path / "data" / "names.toml"
+    words.write_text('[[words]]\nkind = "memory"\n')
+    before = resultcache._stamps([tmp_path])
+    words.write_text('[[words]]\nkind = "memory"\nwords = ["scratchpad"]\n')
+    after = resultcache._stamps([tmp_path])
+    assert before != after and len(before) == len(after) == 2
+    import promptlint
+
+    shipped = resultcache._stamps([Path(promptlint.__file__).parent])
+    assert {Path(s.rsplit(":", 2)[0]).name for s in shipped} >= {"names.toml", "providers.toml", "cli.py"}
