@@ -21,8 +21,9 @@ snapshot of what a template sent): each of those
 values is rated by where it stands too (a day date, a working directory: *warning* before
 stable text). Everything else is low-confidence (the text may be a fixed example) and
 reported at *info* severity, and so is everything in a file that says at its top that it is a capture
-of one rendering (a gateway log, a trace dump, a snapshot saved for debugging): a record
-is not the text that is sent.
+of one rendering (a gateway log, a trace dump, a snapshot saved for debugging), or that is
+a stream of server-sent events (`event:` / `data:` lines, an SDK's recorded response): a
+record is not the text that is sent.
 
 Quiet on what only looks volatile: dates without a time of day (policy dates,
 knowledge-cutoff sentences), git SHAs, product numbers, a tenant's fixed UUID in a tool
@@ -353,8 +354,15 @@ _CAPTURE_WORDS = ("captur", "snapshot", "dump", "saved by", "recorded", "debug",
 _HEADER_CHARS = 400
 
 
+# A stream of server-sent events (`event: metadata` / `data: {"run_id": …}`), as an SDK's
+# test fixture records one response: a record by its shape, whatever its first line says.
+_EVENT_STREAM = re.compile(r"(?:(?:event|id|retry): [^\n]*\n)*data: [\[{]")
+
+
 def _is_capture(source: str) -> bool:
     head = source[:_HEADER_CHARS]
+    if _EVENT_STREAM.match(head.lstrip("\ufeff")):
+        return True
     return _may_match(head, _CAPTURE_WORDS) and _CAPTURE.search(head) is not None
 
 
