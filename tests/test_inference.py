@@ -64,6 +64,13 @@ RULES = "\n".join(
                      "{% endfor %}\n```\n", "markdown"),
         ("prompt.md", "Examples:\n{% for ex in examples %}\n```\n{{ ex.text }}\n```\n{% endfor %}\n", "jinja"),
         ("agent.md", "Tools:\n{{ range .Tools }}- {{ .Name }}\n{{ end }}\n", "go"),
+        # A URL's path parameters are API documentation (a skill's reference, a README's curl
+        # call), filled by the reader: browser-use and 12-factor-agents read as templates
+        ("api.md", "## Get Task\nGET https://api.example.com/v2/tasks/{task_id}\n\n"
+                   "**GET /files/tasks/{task_id}/output-files/{file_id}** returns a URL.\n", "markdown"),
+        ("README.md", "Reject it:\n\n    curl -X POST 'http://localhost:3000/thread/{thread_id}/response'\n", "markdown"),
+        # beside a field that is evidence, the template's own URL is filled too
+        ("p.txt", "Fetch https://api.example.com/users/{user_id}/orders for {user_name}.\n", "format"),
         # Hugo shortcodes, `{{% notice %}}` and `{{< ref >}}`: no Jinja statement
         ("page.md", "{{% notice tip %}}\nUse the thing.\n{{% /notice %}}\nSee {{< ref \"other.md\" >}}.\n", "markdown"),
     ],

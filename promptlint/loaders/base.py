@@ -247,8 +247,16 @@ def _format_fields(text: str) -> list[str]:
         before = scanned[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
         if _explained(before, scanned[match.end() : match.end() + 40]):
             return []  # the file explains its placeholders: an instruction, not a template
-        fields.append(match.group(1))
+        if not _url_parameter(scanned, match.start(), match.end()):
+            fields.append(match.group(1))
     return fields
+
+
+def _url_parameter(text: str, start: int, end: int) -> bool:
+    """Whether the braces at ``[start, end)`` are a parameter of a URL path, as API
+    documentation writes one (`GET /tasks/{task_id}`, `'http://host/thread/{thread_id}/response'`):
+    the reader (or the model) fills it in; no code replaces it in the prompt."""
+    return start > 0 and text[start - 1] == "/" and (end == len(text) or text[end] in "/?#.\"'`) \t\r\n*")
 
 
 def _suffixes(path: str) -> list[str]:
@@ -336,7 +344,8 @@ def _replaced_tokens(body: str) -> list[str]:
         before = body[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
         if _explained(before, body[match.end() : match.end() + 40]):
             return []
-        found.append(match.group(1))
+        if not _url_parameter(body, match.start(), match.end()):
+            found.append(match.group(1))
     upper = {name for name in found if name.isupper()}
     if len(upper) >= 2 or any(_by_name((name,)) is not None for name in upper) or any(
             _names_a_volatile_value(name) for name in set(found) - upper):
