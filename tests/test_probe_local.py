@@ -35,6 +35,20 @@ def test_local_probe_shows_the_fix_multiplying_reused_tokens_every_request_verif
     assert summary["fixed"]["hit_rate"] > 0.9 > 0.1 > summary["as-is"]["hit_rate"]
 
 
+def test_an_unpriced_comparison_says_the_cache_reads_not_a_zero_saving(run_cli):
+    # The demo: nothing is priced on the local backend, and "the fixed version saves 0.0% of
+    # the input cost" read as if the fix did nothing while its hit rate went 4% -> 95%.
+    result = run_cli("probe", str(DEMO), "--provider", "local", "--model", "tiny", "--block-size", "1",
+                     "--compare-fix", "--variants", "2")
+    assert result.exit_code == 0, result.output
+    assert "saves 0.0%" not in result.stdout
+    line = next(line for line in result.stdout.splitlines() if line.startswith("the fixed version"))
+    assert line.startswith("the fixed version reads 95.") and "as-is 4." in line and "no price is set" in line
+    priced = run_cli("probe", str(DEMO), "--provider", "local", "--model", "tiny", "--compare-fix", "--variants", "1",
+                     "--price-as", "openai:gpt-4.1")
+    assert "the fixed version saves " in priced.stdout
+
+
 def test_block_size_floors_the_reuse(run_cli):
     data = _probe(run_cli, "--block-size", "16", "--compare-fix", "--variants", "1")
     assert all(r["cached_tokens"] % 16 == 0 for r in data["requests"])

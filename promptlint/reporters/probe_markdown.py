@@ -80,6 +80,14 @@ def saving_line(data: Mapping[str, Any]) -> str | None:
     if not saving:
         return None
     basis = "predicted: " if saving["basis"] == "predicted" else ""
+    before, after = (data["summary"].get(v) or {} for v in VERSIONS)
+    if not before.get("cost_per_1k_calls" if basis == "" else "predicted_cost_per_1k_calls"):
+        # Nothing is priced (the local backend, a self-hosted server): "saves 0.0% of the input
+        # cost" read as if the fix did nothing. The cache reads are what it changes.
+        rate = "hit_rate" if basis == "" else "predicted_hit_rate"
+        how = "" if data.get("provider") == "local" else " (prices in config give the money)"  # local: --price-as
+        return (f"{basis}the fixed version reads {pct(after.get(rate))} of its input from the cache, as-is "
+                f"{pct(before.get(rate))}; no price is set for these tokens{how}")
     return (f"{basis}the fixed version saves {saving['percent']:.1f}% of the input cost: "
             f"{money(saving['cost_per_1k_calls'])} per 1,000 calls, "
             f"{money(saving['usd_per_month'])} a month at {saving['calls_per_day']:,} calls a day")
