@@ -49,6 +49,19 @@ def test_an_unpriced_comparison_says_the_cache_reads_not_a_zero_saving(run_cli):
     assert "the fixed version saves " in priced.stdout
 
 
+def test_an_unpriced_html_report_draws_no_zero_cost_chart(run_cli, tmp_path):
+    # Bars of $0.00 under a legend of predictions that drew nothing, "vllm is self-hosted"
+    # under a run that used no vllm, and `--price-as` printed with its backticks.
+    report = tmp_path / "report.html"
+    result = run_cli("probe", str(DEMO), "--provider", "local", "--model", "tiny", "--compare-fix", "--variants", "1",
+                     "--report", str(report))
+    assert result.exit_code == 0, result.output
+    page = report.read_text()
+    assert "Nothing is priced on this run" in page and "prediction for the same requests" not in page
+    assert "<code>--price-as PROVIDER:MODEL</code>" in page and "`" not in page
+    assert "self-hosted" not in page and "self-hosted" not in result.stdout
+
+
 def test_block_size_floors_the_reuse(run_cli):
     data = _probe(run_cli, "--block-size", "16", "--compare-fix", "--variants", "1")
     assert all(r["cached_tokens"] % 16 == 0 for r in data["requests"])

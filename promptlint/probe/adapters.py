@@ -154,6 +154,9 @@ class Adapter:
 
     #: Whether requests cost money (a budget applies); the local backend's do not.
     billed = True
+    #: Whether the price data's own notes belong in the report (the local backend's stand-in
+    #: prices are zeros whose note, "vllm is self-hosted", would name a server not used).
+    price_notes = True
 
     def price_target(self) -> tuple[str, str]:
         """(provider, model) whose list prices the report uses."""

@@ -44,6 +44,7 @@ class LocalAdapter(Adapter):
             self.price_provider, self.price_model = provider.strip().lower(), model.strip()
         else:
             self.price_provider, self.price_model = "vllm", "self-hosted"
+            self.price_notes = False  # its spend line says nothing is billed, and how to price it
         self.notes.append(
             f"local KV cache: model {self.model}, block {options.block_size}"
             + (", a random-weight model: it checks the cache, not answers" if self.model in _RANDOM_MODELS else "")

@@ -127,7 +127,7 @@ def plan(settings: Settings) -> Run:
     except (LookupError, ValueError) as exc:
         notes.append(f"no price: {exc}")
     else:
-        notes.extend(prices.notes)
+        notes.extend(prices.notes if adapter.price_notes else ())
     run = Run(prompt, adapter, rows, facts, prices, None, settings.budget_usd, settings.calls_per_day, notes,
               overrides=overrides)
     run.estimate_usd = estimate(run)

@@ -4,6 +4,7 @@ nothing loaded from anywhere."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
@@ -25,6 +26,8 @@ body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin:
        color: #1d232b; padding: 0 1rem; background: #ffffff; }
 h1 { font-size: 1.4rem; margin-bottom: .2rem; } h2 { font-size: 1.1rem; margin-top: 2rem; }
 .sub { color: #57606a; margin-top: 0; }
+code { font: .9em ui-monospace, SFMono-Regular, Menlo, monospace; background: #f0f2f4; padding: 0 .25em;
+       border-radius: 3px; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
 th, td { padding: .3rem .6rem; border-bottom: 1px solid #d8dee4; text-align: right; }
 th:nth-child(-n+2), td:nth-child(-n+2) { text-align: left; }
@@ -82,6 +85,15 @@ def tokens_chart(data: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def _prose(text: str) -> str:
+    """A line of the text report as HTML: escaped, its `code` spans set as code (the
+    backticks printed as they are read as stray characters on the page)."""
+    return _CODE.sub(r"<code>\1</code>", escape(text))
+
+
 def cost_chart(data: Mapping[str, Any]) -> str:
     key = "predicted_cost_per_1k_calls" if data["dry_run"] else "cost_per_1k_calls"
     bars = [(v, data["summary"][v].get(key), data["summary"][v].get("predicted_cost_per_1k_calls"))
@@ -89,6 +101,10 @@ def cost_chart(data: Mapping[str, Any]) -> str:
     bars = [b for b in bars if b[1] is not None]
     if not bars:
         return "<p>No cost is known (no price for this model).</p>"
+    if not any(value or predicted for _, value, predicted in bars):
+        # The local backend, a self-hosted server: bars of $0.00 against a legend of
+        # predictions that draw nothing. The token chart above shows what the fix changes.
+        return "<p>Nothing is priced on this run: every request costs $0.00.</p>"
     width, row_height, left = 860, 46, 110
     height = row_height * len(bars) + 30
     peak = max(max(b[1] or 0, b[2] or 0) for b in bars) or 1
@@ -118,12 +134,13 @@ def render(data: Mapping[str, Any]) -> str:
         body.append(f'<tr class="{"warmup" if row["warmup"] else ""}">{cells}</tr>')
     summary = []
     for version, line, why in version_lines(data):
-        reasons = "".join(f"<li>{escape(w)}</li>" for w in why)
-        summary.append(f"<li><b>{escape(version)}</b>: {escape(line)}{f'<ul>{reasons}</ul>' if reasons else ''}</li>")
+        reasons = "".join(f"<li>{_prose(w)}</li>" for w in why)
+        summary.append(f"<li><b>{escape(version)}</b>: {_prose(line)}{f'<ul>{reasons}</ul>' if reasons else ''}</li>")
     saving = saving_line(data)
     legend = "".join(f'<span><i style="background:{COLORS[k]}"></i>{label}</span>' for k, label in
                      (("cached", "cached read"), ("write", "cache write"), ("uncached", "uncached")))
-    notes = "".join(f"<li>{escape(n)}</li>" for n in data.get("notes") or [])
+    notes = "".join(f"<li>{_prose(n)}</li>" for n in data.get("notes") or [])
+    chart = cost_chart(data)
     return "\n".join([
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -132,21 +149,22 @@ def render(data: Mapping[str, Any]) -> str:
         f"<style>{_STYLE}</style></head><body>",
         f"<h1>promptlint probe: {escape(data['path'])}</h1>",
         f'<p class="sub">{escape(headline(data))}</p>',
-        f'<p class="saving">{escape(saving)}</p>' if saving else "",
-        f"<p>{escape(spend_line(data))}</p>",
-        f'<p class="error">The run stopped: {escape(data["error"])}</p>' if data.get("error") else "",
+        f'<p class="saving">{_prose(saving)}</p>' if saving else "",
+        f"<p>{_prose(spend_line(data))}</p>",
+        f'<p class="error">The run stopped: {_prose(data["error"])}</p>' if data.get("error") else "",
         "<h2>Input tokens per request</h2>",
         f'<p class="legend">{legend}</p>',
         tokens_chart(data),
         "<h2>Cost per 1,000 calls, before and after the fix</h2>",
-        cost_chart(data),
-        "" if data["dry_run"] else f'<p class="legend"><span><i style="background:{COLORS["predicted"]}"></i>'
+        chart,
+        "" if data["dry_run"] or not chart.startswith("<svg") else
+        f'<p class="legend"><span><i style="background:{COLORS["predicted"]}"></i>'
         "the cache model's prediction for the same requests</span></p>",
         "<h2>Summary</h2>",
         f"<ul>{''.join(summary)}</ul>",
         "<h2>Requests</h2>",
         f"<table><thead><tr>{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody></table>",
-        f"<p>Fix probed: {escape('; '.join(data['fix']))}</p>" if data.get("fix") else "",
+        f"<p>Fix probed: {_prose('; '.join(data['fix']))}</p>" if data.get("fix") else "",
         f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "",
         "</body></html>",
     ]) + "\n"
