@@ -55,20 +55,56 @@ def user_cache() -> ResultCache | None:
 
 @cache
 def _code_fingerprint() -> str:
-    """promptlint's version, the size and mtime of every module and data file of it and of
-    its rules, and the installed distributions' entry points: a changed rule or word list,
-    an editable install being edited, an upgrade or a rule plugin installed all miss."""
+    """promptlint's version and code, and the rule plugins installed: a changed rule or word
+    list, an editable install being edited, an upgrade or a rule plugin installed all miss.
+
+    Installed from a wheel, the code is the wheel's ``RECORD`` (a sha256 of every file in
+    it): the same in each fresh environment, so a CI job that restores the cache folder
+    reuses its results. Anywhere else (an editable install, a source checkout) it is the
+    size and mtime of each module and data file, so an edit misses at once."""
     import promptlint
 
-    roots = [Path(promptlint.__file__).parent]
+    package = Path(promptlint.__file__).parent
+    roots = [package]
     try:
         import promptlint.rules as rules_package  # type: ignore[import-not-found]
 
         roots += [Path(p) for p in rules_package.__path__]
     except ImportError:  # pragma: no cover - the registry reports this
         pass
-    parts = [promptlint.__version__, *_stamps(roots), *_installed_entry_points()]
+    record = _wheel_record(package)
+    own = [record] if record is not None and all(_inside(root, package) for root in roots) else _stamps(roots)
+    parts = [promptlint.__version__, *own, *_rule_plugins()]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+# The dist-info folder name of the distribution (promptlint-cache), as wheels spell it.
+_DISTRIBUTION = "promptlint_cache-"
+
+
+def _wheel_record(package: Path) -> str | None:
+    """The sha256 of the ``RECORD`` of the wheel this very ``package`` folder was installed
+    from (the dist-info beside it that lists its ``__init__.py``); None for an editable
+    install (whose RECORD lists only its path hook) or a folder no wheel installed."""
+    site = package.parent
+    try:  # promptlint-cache's own (other distributions' RECORDs run to megabytes: torch's)
+        names = sorted(n for n in os.listdir(site) if n.endswith(".dist-info") and n.startswith(_DISTRIBUTION))
+    except OSError:
+        return None
+    own = f"{package.name}/__init__.py,".encode()
+    for name in names:
+        try:
+            with open(os.path.join(site, name, "RECORD"), "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        if data.startswith(own) or b"\n" + own in data:
+            return f"{name}:{hashlib.sha256(data).hexdigest()}"
+    return None
 
 
 # What decides a result besides the code: the name vocabulary (`data/names.toml`, which the
@@ -91,19 +127,29 @@ def _stamps(roots: list[Path]) -> list[str]:
     return found
 
 
-def _installed_entry_points() -> list[str]:
-    """The size and mtime of every installed distribution's ``entry_points.txt``: a rule
-    plugin installed, upgraded or removed changes one of them. Read with a folder scan, not
-    ``importlib.metadata`` (its import alone is a tenth of a warm run)."""
+def _rule_plugins() -> list[str]:
+    """Each installed distribution that registers promptlint rules: its name and version
+    (the dist-info's), its entry points and its ``RECORD``, by content: a plugin installed,
+    upgraded or removed changes them; the same plugin installed afresh (a CI job) does not.
+    Read with a folder scan, not ``importlib.metadata`` (its import alone is a tenth of a
+    warm run)."""
     from promptlint.installed import metadata_folders
 
     found = []
     for folder in metadata_folders()[0]:
         try:
-            info = os.stat(os.path.join(folder, "entry_points.txt"))
+            with open(os.path.join(folder, "entry_points.txt"), "rb") as handle:
+                entry_points = handle.read()
         except OSError:
             continue
-        found.append(f"{folder}:{info.st_size}:{info.st_mtime_ns}")
+        if b"[promptlint.rules]" not in entry_points:
+            continue
+        try:
+            with open(os.path.join(folder, "RECORD"), "rb") as handle:
+                record = hashlib.sha256(handle.read()).hexdigest()
+        except OSError:
+            record = ""
+        found.append(f"{os.path.basename(folder)}:{hashlib.sha256(entry_points).hexdigest()}:{record}")
     return found
 
 

@@ -94,6 +94,33 @@ def test_python_m_promptlint_in_the_source_root_with_a_non_editable_install(inst
     assert proc.returncode == 0 and "PC101" in proc.stdout and "PC208" in proc.stdout, proc.stderr
 
 
+_FINGERPRINT = ("from pathlib import Path; import promptlint; from promptlint import resultcache; "
+                "print(resultcache._wheel_record(Path(promptlint.__file__).parent) is not None); "
+                "print(resultcache._code_fingerprint())")
+
+
+def test_a_fresh_install_of_the_same_package_keeps_the_result_cache(installed: Path, source_copy: Path,
+                                                                     tmp_path_factory: pytest.TempPathFactory,
+                                                                     tmp_path: Path) -> None:
+    """A CI job installs promptlint afresh each time: its files' mtimes are new, and the
+    cache its last job left (restored by actions/cache) must still serve. The installed
+    package is fingerprinted by its wheel's RECORD, not by mtimes."""
+    again = tmp_path_factory.mktemp("again")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+         "--no-index", "--target", str(again), str(source_copy)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    first, second = (_python_without_editable(target, "-c", _FINGERPRINT, cwd=tmp_path) for target in (installed, again))
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert first.stdout.splitlines()[0] == "True"
+    assert first.stdout == second.stdout
+    # The source tree (what the editable install imports) is fingerprinted by its files.
+    source = _python_without_editable(installed, "-c", _FINGERPRINT, cwd=REPO_ROOT)
+    assert source.stdout.splitlines()[0] == "False" and source.stdout != first.stdout
+
+
 def test_the_benchmarks_run_the_installed_package_and_say_so(installed: Path) -> None:
     """Started in the source root, bench/startup.py times the install, not the folder."""
     proc = _python_without_editable(installed, "bench/startup.py", "--runs", "1", cwd=REPO_ROOT)

@@ -208,12 +208,23 @@ def test_a_rule_plugin_installed_changes_the_code_fingerprint(tmp_path: Path, mo
     from promptlint import resultcache
 
     monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
-    before = resultcache._installed_entry_points()
+    before = resultcache._rule_plugins()
     plugin = tmp_path / "acme_rules-1.0.dist-info"
     plugin.mkdir()
     (plugin / "entry_points.txt").write_text("[promptlint.rules]\nacme = acme_rules.rule\n")
-    after = resultcache._installed_entry_points()
+    (plugin / "RECORD").write_text("acme_rules/rule.py,sha256=abc,120\n")
+    after = resultcache._rule_plugins()
     assert len(after) == len(before) + 1 and any("acme_rules-1.0.dist-info" in line for line in after)
+    # The same plugin installed afresh (new mtimes, a CI job) is the same; another build is not.
+    os.utime(plugin / "entry_points.txt", (1, 1))
+    assert resultcache._rule_plugins() == after
+    (plugin / "RECORD").write_text("acme_rules/rule.py,sha256=def,121\n")
+    assert resultcache._rule_plugins() != after
+    # A distribution with other entry points (a console script) is no rule plugin.
+    other = tmp_path / "tool-2.0.dist-info"
+    other.mkdir()
+    (other / "entry_points.txt").write_text("[console_scripts]\ntool = tool:main\n")
+    assert not any("tool-2.0" in line for line in resultcache._rule_plugins())
 
 
 def test_a_finding_as_json_is_its_fields_then_its_extra_ones_each_a_copy():
@@ -417,3 +428,22 @@ def test_an_edited_word_list_changes_the_code_fingerprint(tmp_path: Path) -> Non
 
     shipped = resultcache._stamps([Path(promptlint.__file__).parent])
     assert {Path(s.rsplit(":", 2)[0]).name for s in shipped} >= {"names.toml", "providers.toml", "cli.py"}
+
+
+def test_the_readme_workflow_caches_the_folder_promptlint_uses(monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    import yaml
+
+    from promptlint import resultcache
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from readme_blocks import blocks
+
+    (workflow,) = [yaml.safe_load(b.text) for b in blocks("yaml") if "upload-sarif" in b.text]
+    (step,) = [s for s in workflow["jobs"]["promptlint"]["steps"] if str(s.get("uses", "")).startswith("actions/cache")]
+    monkeypatch.setenv("HOME", str(tmp_path))  # a Linux runner's home
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.delenv("PROMPTLINT_CACHE_DIR", raising=False)
+    folder = resultcache.default_folder()
+    assert folder is not None and folder.parent == Path(step["with"]["path"]).expanduser()
