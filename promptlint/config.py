@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 DEFAULT_INCLUDE: tuple[str, ...] = (
     "*.md", "*.markdown", "*.mdx", "*.txt", "*.prompt", "*.j2", "*.jinja", "*.jinja2",
     "*.mustache", "*.hbs", "*.handlebars", "*.gotmpl", "*.fmt", "*.tmpl",
+    # Go templates of Markdown or text (crush's `coder.md.tpl`); not every `.tpl` (Helm charts).
+    "*.md.tpl", "*.txt.tpl", "*.prompt.tpl",
     "*.json",  # request bodies only: other JSON is skipped by shape (discovery.py)
     # Prompt builders in code: files that build no prompt are skipped unread (discovery.py).
     "*.py", "*.ts", "*.tsx", "*.mts", "*.cts", "*.js", "*.jsx", "*.mjs", "*.cjs",

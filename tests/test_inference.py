@@ -194,6 +194,20 @@ def test_one_field_is_a_format_template_only_with_evidence(text: str, syntax: st
     assert infer_syntax("notes.txt", text).syntax == syntax
 
 
+def test_a_markdown_go_template_named_md_tpl_is_walked_and_read_as_go(tmp_path: Path) -> None:
+    # crush keeps its system prompt as `coder.md.tpl`: a folder walk passed it over, and its
+    # git status before 460 stable tokens went unseen. A Helm chart's `_helpers.tpl` is no prompt.
+    prompts = tmp_path / "templates"
+    prompts.mkdir()
+    (prompts / "coder.md.tpl").write_text("You are Crush, a coding agent.\n<env>\nGit status: {{.GitStatus}}\n</env>\n"
+                                          + "Always read a file before you edit it.\n" * 30)
+    (prompts / "_helpers.tpl").write_text('{{- define "chart.name" -}}{{ now | date "15:04" }}{{- end }}\n')
+    report = check_paths([tmp_path])
+    assert [(f.path.rsplit("/", 1)[-1], f.syntax) for f in report.files] == [("coder.md.tpl", "go")]
+    assert [f.rule for f in report.findings] == ["PC101"] and "GitStatus" in report.findings[0].message
+    assert infer_syntax("notes.tpl", "Plain words.\n").syntax == "markdown"
+
+
 def test_a_go_comment_makes_a_tmpl_file_a_go_template() -> None:
     # `{{/* … */}}` is Go's comment; read as Mustache it would close a section never opened.
     text = "{{/* stable prompt: the list arrives in the user turn */}}\nYou book visits.\n"

@@ -21,6 +21,7 @@ EXTENSIONS: dict[str, str] = {
     ".gotmpl": "go",
     ".fmt": "format",
     ".tmpl": "dollar",
+    ".tpl": "markdown",  # by content: a Go template (`coder.md.tpl`), else text
     ".md": "markdown",
     ".markdown": "markdown",
     ".mdx": "markdown",
@@ -39,7 +40,7 @@ EXTENSIONS: dict[str, str] = {
     ".cjs": "javascript",
 }
 # Extensions whose syntax is read from the content (a .txt or .prompt may be a template).
-AMBIGUOUS = frozenset({".txt", ".prompt", ".md", ".markdown", ".tmpl"})
+AMBIGUOUS = frozenset({".txt", ".prompt", ".md", ".markdown", ".tmpl", ".tpl"})
 
 
 class LoadError(Exception):
