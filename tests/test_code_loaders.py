@@ -273,6 +273,32 @@ def test_ts_what_a_client_made_at_import_answers_is_not_made_at_import() -> None
     assert booted.expr.pinned and memories.expr.pinned is None
 
 
+def test_python_adk_instruction_placeholders_are_the_session_state() -> None:
+    # Google ADK fills `{key}` in an agent's instruction from the session state on every
+    # invocation: its samples' "Current time: {_time}" (a callback sets it to the clock) read
+    # as a static prompt. JSON braces are left as written, as ADK leaves them.
+    t = py("""
+        from google.adk.agents import Agent
+
+        root_agent = Agent(
+            model="gemini-2.0-flash",
+            instruction=\"\"\"\\
+        You are an agent that helps users with their calendar.
+        Reply as {"event": "..."} only.
+        Current user: {user:name} ({userInfo?})
+        Current time: {_time}
+        \"\"\",
+        )
+    """)
+    names = [s.expr.source for s in slots(t)]
+    assert names == ["user:name", "userInfo", "_time"]
+    assert [s.expr.path for s in slots(t)] == [("user", "name"), ("userInfo",), ("_time",)]
+    assert [at(t, s) for s in slots(t)] == [(9, 15), (9, 28), (10, 15)]
+    assert '{"event": "..."}' in rendered(t)
+    # Outside an ADK agent the same braces are text, as `str` leaves them.
+    assert slots(py('client.run(instructions="You are an agent. Always be brief. Now: {_time}")\n')) == []
+
+
 def test_python_values_in_logging_and_user_turns_are_not_prompts() -> None:
     t = py('''
         import logging
