@@ -299,6 +299,35 @@ def test_python_adk_instruction_placeholders_are_the_session_state() -> None:
     assert slots(py('client.run(instructions="You are an agent. Always be brief. Now: {_time}")\n')) == []
 
 
+def test_python_a_function_decorated_as_a_system_prompt_returns_prompt_text() -> None:
+    # pydantic-ai adds what `@agent.system_prompt` and `@agent.instructions` functions
+    # return to the system prompt of each run, whatever the function is called and however
+    # short the text ("Now: {datetime.now()}" was left out as no prompt).
+    t = py("""
+        from datetime import datetime
+        from pydantic_ai import Agent
+
+        agent = Agent("openai:gpt-4o", system_prompt="You are a travel agent. Always answer briefly.")
+
+        @agent.system_prompt(dynamic=True)
+        def add_the_date() -> str:
+            return f"The date is {datetime.now():%Y-%m-%d %H:%M}."
+
+        @agent.instructions
+        def add_time() -> str:
+            return f"Now: {datetime.now()}"
+
+        def helper() -> str:
+            return f"At {datetime.now()}"
+
+        @mcp.prompt()
+        def greeting(name: str) -> str:  # an MCP server's prompt: a user message
+            return f"Hello {name}, it is {datetime.now()}"
+    """)
+    assert [p.name for p in t.prompts] == ["system_prompt=", "add_the_date()", "add_time()"]
+    assert [s.expr.format_spec for s in slots(t)] == ["%Y-%m-%d %H:%M", None]
+
+
 def test_python_values_in_logging_and_user_turns_are_not_prompts() -> None:
     t = py('''
         import logging

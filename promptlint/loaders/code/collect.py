@@ -22,6 +22,10 @@ class Prompt:
     segments: list[Segment]
     statement: tuple[int, int]  # first and last line of the statement that builds it
     named: bool = True  # found by a name or a sink, not by the instruction-text heuristic
+    # Marked as prompt text by the code itself (a function decorated `@agent.system_prompt`):
+    # kept however short ("Now: {datetime.now()}"), where a short string a name or sink
+    # found (`system = "linux"`) is no prompt.
+    declared: bool = False
 
 
 def _leaves(segments: Iterable[Segment]) -> Iterable[Segment]:
@@ -83,7 +87,7 @@ def dedupe(prompts: list[Prompt]) -> list[Prompt]:
 
 def build_template(path: str, syntax: str, source: str, prompts: list[Prompt]) -> Template:
     """The file's template: one sub-template per prompt, and all of them in order."""
-    found = [p for p in dedupe(prompts) if literal_size(p.segments) >= MIN_PROMPT_TEXT]
+    found = [p for p in dedupe(prompts) if p.declared or literal_size(p.segments) >= MIN_PROMPT_TEXT]
     lines = LineIndex(source)  # one index of the file's lines, for it and every prompt in it
     parts = [Template(path, syntax, source, p.segments, name=p.name, shared_lines=lines) for p in found]
     segments: list[Segment] = []

@@ -28,6 +28,7 @@ class Ctx:
     memoised: str | None = None
     module_level: bool = False
     class_body: bool = False  # a class's own statements (its fields and class attributes)
+    declared: bool = False  # a function its decorator says returns prompt text (`@agent.system_prompt`)
     depth: int = 0
     inlining: bool = False
     names: tuple[str, ...] = ()  # the function's and its class's names
@@ -96,15 +97,17 @@ class Reader:
             if isinstance(value, Str):
                 self.prompts.append(Prompt(key, at, list(value.parts), (first, last)))
 
-    def sink(self, value: Value | None, name: str, where: Any, stmt: Any, named: bool = True) -> None:
-        """A prompt sent at ``where`` (in statement ``stmt``)."""
+    def sink(self, value: Value | None, name: str, where: Any, stmt: Any, named: bool = True,
+             declared: bool = False) -> None:
+        """A prompt sent at ``where`` (in statement ``stmt``); ``declared`` when the code
+        itself marks it as prompt text (kept however short)."""
         if value is None:
             return
         span = self.span(where)
         if isinstance(value, Lst):
             value = join(Text(Span(span.start, span.start), "\n"), value)
         self.prompts.append(Prompt(name, span.start, segments_of(value, span, self.text(where)),
-                                   self.lines(stmt), named))
+                                   self.lines(stmt), named, declared))
 
     # ----------------------------------------------------------------- bindings
 

@@ -15,11 +15,12 @@ import ast
 from collections import deque
 
 from promptlint.core.ir import Template
+from promptlint.core.volatility import words
 from promptlint.loaders.code import build_template, is_prompt_name, may_hold_prompt
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.formats import Formats
 from promptlint.loaders.code.python.helpers import Helpers
-from promptlint.loaders.code.python.nodes import _COMPOUND, _memo_decorator, _params
+from promptlint.loaders.code.python.nodes import _COMPOUND, _callee, _memo_decorator, _params
 from promptlint.loaders.code.python.sites import Sites
 from promptlint.loaders.code.python.statements import Statements
 from promptlint.loaders.code.python.strings import Strings
@@ -71,7 +72,7 @@ class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
             start = byte_lines[fn.lineno - 1] + fn.col_offset
             end = byte_lines[(fn.end_lineno or fn.lineno) - 1] + (fn.end_col_offset or 0)
             owner = self.owner.get(id(fn))
-            if may_hold_prompt(data[start:end], self.prompt_names) or (
+            if may_hold_prompt(data[start:end], self.prompt_names) or self._prompt_decorators(fn) or (
                     owner is not None and is_prompt_name(owner.name, self.prompt_names)):
                 self.read_function(fn)
         template = build_template(self.path, "python", self.source, self.prompts)
@@ -84,10 +85,31 @@ class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
 
     def read_function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         owner = self.owner.get(id(fn))
+        decorators = self._prompt_decorators(fn)
         ctx = Ctx(parent=self.module, params=_params(fn), memoised=self.memoised.get(id(fn)),
-                   names=(fn.name,) + ((owner.name,) if owner else ()), stack=(fn.name,))
+                  names=(fn.name, *decorators) + ((owner.name,) if owner else ()), stack=(fn.name,),
+                  declared=bool(decorators))
         self.run(fn.body, ctx)
         self.finish(ctx)
+
+
+    def _prompt_decorators(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+        """The decorators that make a function's return value part of a prompt, by a prompt
+        word (pydantic-ai's `@agent.system_prompt`, `@agent.system_prompt(dynamic=True)`,
+        `@agent.instructions`: what the function returns is added to the system prompt of
+        each run, whatever the function is called)."""
+        found = []
+        for deco in fn.decorator_list:
+            name = _callee(deco.func if isinstance(deco, ast.Call) else deco)
+            # A system word, not any prompt word: an MCP server's `@mcp.prompt()` returns
+            # user messages.
+            if name and is_prompt_name(name, self.prompt_names) and _SYSTEM_WORDS.intersection(words(name)):
+                found.append(name)
+        return tuple(found)
+
+
+# Words of a decorator that says its function returns system prompt text.
+_SYSTEM_WORDS = frozenset({"system", "sysprompt", "systemprompt", "instructions", "instruction"})
 
 
 def load(path: str, source: str, prompt_names: tuple[str, ...] = ()) -> Template:

@@ -82,7 +82,7 @@ class Statements(PythonBase):
                 returned = self.eval(stmt.value, ctx) if stmt.value is not None else None
                 ctx.returns.append((returned, stmt))
                 if not ctx.inlining and any(is_prompt_name(n, self.prompt_names) for n in ctx.names):
-                    self.sink(returned, f"{ctx.names[0]}()", stmt.value or stmt, stmt)
+                    self.sink(returned, f"{ctx.names[0]}()", stmt.value or stmt, stmt, declared=ctx.declared)
 
     def header(self, stmt: ast.stmt, last: ast.AST) -> Span:
         return Span(self.span(stmt).start, self.span(last).end)
