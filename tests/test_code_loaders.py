@@ -328,6 +328,39 @@ def test_python_a_function_decorated_as_a_system_prompt_returns_prompt_text() ->
     assert [s.expr.format_spec for s in slots(t)] == ["%Y-%m-%d %H:%M", None]
 
 
+def test_python_langchain_chat_templates_fill_their_variables() -> None:
+    # LangChain formats a chat prompt template's messages with str.format semantics on every
+    # invoke: "Today is {current_date}" in its system message read as static text.
+    t = py("""
+        from langchain_core.prompts import ChatPromptTemplate, SystemMessagePromptTemplate
+
+        chat = ChatPromptTemplate.from_messages([
+            ("system", 'You are the assistant of {company}. Today is {current_date}. Reply as {{"a": 1}}.'),
+            ("human", "{question}"),
+        ])
+        single = SystemMessagePromptTemplate.from_template("You are a support agent for {customer_name}, always kind.")
+        mustache = ChatPromptTemplate.from_messages([("system", "You help {name} {{user}} with bills, briefly.")],
+                                                    template_format="mustache")
+        sent = llm.invoke([("system", "You are a plain assistant: {not_a_field} stays as written.")])
+    """)
+    assert [s.expr.source for s in slots(t)] == ["company", "current_date", "customer_name"]
+    assert [at(t, s) for s in slots(t)] == [(5, 42), (5, 62), (8, 81)]
+    texts = [seg.text for seg in t.prompts[0].segments if isinstance(seg, Text)]
+    assert texts[-1] == '. Reply as {{"a": 1}}.'  # the escaped braces stay text
+
+
+def test_ts_langchain_chat_templates_fill_their_variables() -> None:
+    t = ts("""
+        const chat = ChatPromptTemplate.fromMessages([
+          ["system", "You are the assistant of {company}. Today is {current_date}. Always be brief."],
+          ["human", "{question}"],
+        ]);
+        const moustache = ChatPromptTemplate.fromMessages([["system", "You help {name} with bills, always briefly."]],
+                                                          { templateFormat: "mustache" });
+    """)
+    assert [(s.expr.source, at(t, s)) for s in slots(t)] == [("company", (3, 40)), ("current_date", (3, 60))]
+
+
 def test_python_values_in_logging_and_user_turns_are_not_prompts() -> None:
     t = py('''
         import logging

@@ -12,9 +12,11 @@ was a static prompt.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-from promptlint.core.ir import Expr, Segment, Slot, Span, Text
-from promptlint.loaders.code.values import Str, Value
+from promptlint.core.ir import Expr
+from promptlint.loaders.code.fills import filled
+from promptlint.loaders.code.values import Value
 
 # The agent classes whose instructions ADK templates, and those arguments.
 AGENTS = frozenset({"Agent", "LlmAgent"})
@@ -27,38 +29,17 @@ _NAME = re.compile(r"(?:(app|user|temp):)?([A-Za-z_][A-Za-z0-9_]*)|artifact\.([A
 
 
 def state_slots(value: Value, source: str) -> Value:
-    """``value`` with each ``{key}`` ADK fills in its literal text made a slot named by the
-    key (``user:name`` as the path ``user.name``). A placeholder is placed where its text
-    stands in ``source`` within its literal's span (a cooked string, dedented or with
-    escapes, is not the source); one not found there stays text."""
-    if not isinstance(value, Str):
-        return value
-    parts: list[Segment] = []
-    for part in value.parts:
-        parts.extend(_split(part, source) if isinstance(part, Text) else [part])
-    return Str(parts)
+    """``value`` with each ``{key}`` ADK fills made a slot named by the key (``user:name``
+    as the path ``user.name``)."""
+    return filled(value, source, _state_keys)
 
 
-def _split(text: Text, source: str) -> list[Segment]:
-    written = source[text.span.start : text.span.end]
-    out: list[Segment] = []
-    at = 0  # in text.text
-    cursor = 0  # in written
-    for match in _BRACES.finditer(text.text):
+def _state_keys(text: str) -> Iterator[tuple[int, int, Expr]]:
+    for match in _BRACES.finditer(text):
         inner = match.group().lstrip("{").rstrip("}").strip().removesuffix("?")
         name = _NAME.fullmatch(inner)
-        where = written.find(match.group(), cursor) if name is not None else -1
-        if name is None or where < 0:
+        if name is None:
             continue
         prefix, key, artifact = name.groups()
         path = ("artifact", artifact) if artifact else ((prefix, key) if prefix else (key,))
-        if match.start() > at:
-            out.append(Text(text.span, text.text[at : match.start()]))
-        start = text.span.start + where
-        out.append(Slot(Span(start, start + len(match.group())), Expr(source=inner, path=path, paths=(path,))))
-        at, cursor = match.end(), where + len(match.group())
-    if not out:
-        return [text]
-    if at < len(text.text):
-        out.append(Text(text.span, text.text[at:]))
-    return out
+        yield match.start(), match.end(), Expr(source=inner, path=path, paths=(path,))

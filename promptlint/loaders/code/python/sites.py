@@ -11,12 +11,19 @@ from promptlint.loaders.code import (
     DEDENT_CALLEES, LOGGING_CALLEES, OTHER_TURN_CALLEES, SYSTEM_CALLEES, SYSTEM_ROLES, Lst,
     Value, is_sink_key, join, looks_like_instructions,
 )
-from promptlint.loaders.code import adk
+from promptlint.loaders.code import adk, langchain
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.nodes import (
     _SKIPPED_KEYWORDS, _base_name, _callee, _dict_get, _target_name,
 )
 from promptlint.loaders.code.reader import Ctx
+
+
+def _f_string_template(call: ast.Call) -> bool:
+    """Whether a LangChain template call formats with `str.format` (its default), not
+    `template_format="mustache"` or `"jinja2"`."""
+    given = next((k.value for k in call.keywords if k.arg == "template_format"), None)
+    return given is None or (isinstance(given, ast.Constant) and given.value == "f-string")
 
 
 class Sites(PythonBase):
@@ -47,11 +54,17 @@ class Sites(PythonBase):
                     arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg in
                                                                ("content", "template")), None)
                     if arg is not None:
-                        self.sink(self.eval(arg, ctx), f"{callee}(...)", arg, stmt)
+                        value = self.eval(arg, ctx)
+                        if callee == langchain.MESSAGE_TEMPLATE_CALL and _f_string_template(node):
+                            value = langchain.variable_slots(value, self.source)  # LangChain fills `{name}`
+                        self.sink(value, f"{callee}(...)", arg, stmt)
             elif isinstance(node, ast.Tuple) and len(node.elts) == 2:
                 head = node.elts[0]
                 if isinstance(head, ast.Constant) and head.value in SYSTEM_ROLES:
-                    self.sink(self.eval(node.elts[1], ctx), f"({head.value!r}, ...)", node.elts[1], stmt)
+                    value = self.eval(node.elts[1], ctx)
+                    if self._in_chat_template(node):
+                        value = langchain.variable_slots(value, self.source)  # LangChain fills `{name}`
+                    self.sink(value, f"({head.value!r}, ...)", node.elts[1], stmt)
             elif isinstance(node, ast.Constant | ast.JoinedStr):
                 literal = node.value if isinstance(node, ast.Constant) else "".join(
                     v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
@@ -60,6 +73,14 @@ class Sites(PythonBase):
                     name = _target_name(stmt) or (f"{ctx.names[0]}()" if isinstance(stmt, ast.Return) and ctx.names
                                                   else f"text at line {node.lineno}")
                     self.sink(self.eval(top, ctx), name, top, stmt, named=False)
+
+    def _in_chat_template(self, pair: ast.Tuple) -> bool:
+        """Whether a `("system", ...)` pair is a message of a LangChain chat prompt template
+        (an item of the list given to `ChatPromptTemplate.from_messages`), which formats it."""
+        listed = self.parents.get(id(pair))
+        call = self.parents.get(id(listed)) if isinstance(listed, ast.List | ast.Tuple) else None
+        return (isinstance(call, ast.Call) and _callee(call.func) in langchain.TEMPLATE_CALLS
+                and _f_string_template(call))
 
     def content(self, node: ast.AST, ctx: Ctx) -> Value:
         """A message's content: a string, or a list of content blocks whose text is sent."""

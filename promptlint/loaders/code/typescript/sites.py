@@ -10,6 +10,7 @@ from promptlint.loaders.code import (
     LOGGING_CALLEES, OTHER_TURN_CALLEES, SYSTEM_CALLEES, SYSTEM_ROLES, Lst, Value, is_sink_key,
     join, looks_like_instructions,
 )
+from promptlint.loaders.code import langchain
 from promptlint.loaders.code.reader import Ctx
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.nodes import (
@@ -50,14 +51,29 @@ class Sites(TsBase):
             elif kind == "array" and len(node.named_children) == 2:
                 head = node.named_children[0]
                 if head.type == "string" and self.cooked(head) in SYSTEM_ROLES:
-                    self.sink(self.eval(node.named_children[1], ctx), f"[{self.cooked(head)!r}, ...]",
-                              node.named_children[1], stmt)
+                    value = self.eval(node.named_children[1], ctx)
+                    if self._in_chat_template(node):
+                        value = langchain.variable_slots(value, self.source)  # LangChain fills `{name}`
+                    self.sink(value, f"[{self.cooked(head)!r}, ...]", node.named_children[1], stmt)
             elif kind in ("string", "template_string"):
                 literal = self.cooked(node)
                 if looks_like_instructions(literal):
                     top = self.climb(node)
                     name = self._statement_name(stmt) or f"text at line {node.start_point[0] + 1}"
                     self.sink(self.eval(top, ctx), name, top, stmt, named=False)
+
+    def _in_chat_template(self, pair: Node) -> bool:
+        """Whether a `["system", ...]` pair is a message of a LangChain chat prompt template
+        (`ChatPromptTemplate.fromMessages([...])`), which formats it unless its options say
+        `templateFormat: "mustache"`."""
+        listed = pair.parent
+        args = listed.parent if listed is not None and listed.type == "array" else None
+        call = args.parent if args is not None and args.type == "arguments" else None
+        if args is None or call is None or _callee(call) not in langchain.TEMPLATE_CALLS:
+            return False
+        options = next((a for a in args.named_children if a.type == "object"), None)
+        given = _pair(options, "templateFormat", self.text) if options is not None else None
+        return given is None or self.cooked(given) == "f-string"
 
     def _statement_name(self, stmt: Node) -> str | None:
         if stmt.type in ("lexical_declaration", "variable_declaration"):
