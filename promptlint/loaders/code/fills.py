@@ -37,7 +37,9 @@ def _split(text: Text, source: str, find: Finder) -> list[Segment]:
         placeholder = text.text[start:end]
         where = written.find(placeholder, cursor)
         if where < 0:
-            continue
+            # Not written as read (split across literals): the rest stays text too, or each
+            # would read the rest of the literal again.
+            break
         if start > at:
             out.append(Text(text.span, text.text[at:start]))
         begin = text.span.start + where
