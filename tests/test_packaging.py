@@ -44,14 +44,19 @@ def source_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def installed(source_copy: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A non-editable install of the checkout, in a folder of its own."""
-    target = tmp_path_factory.mktemp("target")
+    target = _install(source_copy, tmp_path_factory.mktemp("target"))
+    assert (target / "promptlint" / "rules" / "__init__.py").is_file()
+    return target
+
+
+def _install(source: Path, target: Path) -> Path:
+    """``source`` installed non-editable into ``target`` (nothing downloaded)."""
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--no-index", "--target", str(target), str(source_copy)],
+         "--no-index", "--target", str(target), str(source)],
         capture_output=True, text=True, timeout=300, check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert (target / "promptlint" / "rules" / "__init__.py").is_file()
     return target
 
 
@@ -105,13 +110,7 @@ def test_a_fresh_install_of_the_same_package_keeps_the_result_cache(installed: P
     """A CI job installs promptlint afresh each time: its files' mtimes are new, and the
     cache its last job left (restored by actions/cache) must still serve. The installed
     package is fingerprinted by its wheel's RECORD, not by mtimes."""
-    again = tmp_path_factory.mktemp("again")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-         "--no-index", "--target", str(again), str(source_copy)],
-        capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    again = _install(source_copy, tmp_path_factory.mktemp("again"))
     first, second = (_python_without_editable(target, "-c", _FINGERPRINT, cwd=tmp_path) for target in (installed, again))
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     assert first.stdout.splitlines()[0] == "True"

@@ -89,6 +89,18 @@ def test_a_report_in_a_missing_folder_is_refused_before_any_request(
 # --vars: what YAML makes besides JSON's values
 
 
+def _vars_error(run_cli: Callable[..., Any], folder: Path, template: tuple[str, str],
+                vars_file: tuple[str, str]) -> tuple[str, Path, Path]:
+    """The one error line of a dry-run probe of a template (name, text) with a --vars file
+    (name, text) written in ``folder``; and the two paths."""
+    paths = []
+    for name, text in (template, vars_file):
+        paths.append(folder / name)
+        paths[-1].write_text(text, encoding="utf-8")
+    line = one_error(run_cli("probe", str(paths[0]), "--provider", "openai", "--dry-run", "--vars", str(paths[1])))
+    return line, paths[0], paths[1]
+
+
 @pytest.mark.parametrize(("text", "said"), [
     ("- &a {name: x, self: *a}\n- {name: y}\n", "nested more than"),  # an alias holding itself
     ("- name: " + "[" * 5000 + "]" * 5000 + "\n- name: y\n", "nested too deeply"),
@@ -98,11 +110,7 @@ def test_a_report_in_a_missing_folder_is_refused_before_any_request(
 ])
 def test_vars_yaml_that_no_renderer_prints_is_one_line(run_cli: Callable[..., Any], tmp_path: Path,
                                                        text: str, said: str) -> None:
-    template = tmp_path / "p.hbs"
-    template.write_text("Hello {{name}}\n", encoding="utf-8")
-    vars_file = tmp_path / "vars.yaml"
-    vars_file.write_text(text, encoding="utf-8")
-    line = one_error(run_cli("probe", str(template), "--provider", "openai", "--dry-run", "--vars", str(vars_file)))
+    line, _, vars_file = _vars_error(run_cli, tmp_path, ("p.hbs", "Hello {{name}}\n"), ("vars.yaml", text))
     assert line.startswith(f"error: --vars {vars_file}:") and said in line
 
 
@@ -343,11 +351,8 @@ def test_an_empty_prompt_is_refused_before_anything_is_sent(
 ])
 def test_a_vars_object_that_renders_an_empty_prompt_is_named(run_cli: Callable[..., Any], tmp_path: Path,
                                                              values: str, said: str) -> None:
-    template = tmp_path / "p.j2"
-    template.write_text("{% if rules %}{{ rules }}{% endif %}\n", encoding="utf-8")
-    vars_file = tmp_path / "vars.json"
-    vars_file.write_text(values, encoding="utf-8")
-    line = one_error(run_cli("probe", str(template), "--provider", "openai", "--dry-run", "--vars", str(vars_file)))
+    line, template, vars_file = _vars_error(run_cli, tmp_path, ("p.j2", "{% if rules %}{{ rules }}{% endif %}\n"),
+                                            ("vars.json", values))
     assert line.startswith(f"error: --vars {vars_file}: {said} renders {template} to an empty prompt")
 
 
