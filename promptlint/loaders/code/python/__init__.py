@@ -92,7 +92,6 @@ class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
         self.run(fn.body, ctx)
         self.finish(ctx)
 
-
     def _prompt_decorators(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
         """The decorators that make a function's return value part of a prompt, by a prompt
         word (pydantic-ai's `@agent.system_prompt`, `@agent.system_prompt(dynamic=True)`,

@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from promptlint.core.ir import Span, Text
 from promptlint.loaders.code import (
     DEDENT_CALLEES, LOGGING_CALLEES, OTHER_TURN_CALLEES, SYSTEM_CALLEES, SYSTEM_ROLES, Lst,
-    Value, is_sink_key, join, looks_like_instructions,
+    Value, adk, is_sink_key, join, langchain, looks_like_instructions,
 )
-from promptlint.loaders.code import adk, langchain
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.nodes import (
     _SKIPPED_KEYWORDS, _base_name, _callee, _dict_get, _target_name,
@@ -46,8 +45,8 @@ class Sites(PythonBase):
                 for kw in node.keywords:
                     if kw.arg in adk.INSTRUCTION_KEYS and callee in adk.AGENTS:
                         # Google ADK fills `{key}` from the session state on every invocation.
-                        self.sink(adk.state_slots(self.content(kw.value, ctx), self.source), f"{kw.arg}=", kw.value,
-                                  stmt)
+                        value = adk.state_slots(self.content(kw.value, ctx), self.source)
+                        self.sink(value, f"{kw.arg}=", kw.value, stmt)
                     elif kw.arg and is_sink_key(kw.arg, self.prompt_names):
                         self.sink(self.content(kw.value, ctx), f"{kw.arg}=", kw.value, stmt)
                 if callee in SYSTEM_CALLEES or (callee == "from_template" and _base_name(node.func) in SYSTEM_CALLEES):

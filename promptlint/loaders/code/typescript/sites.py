@@ -8,9 +8,8 @@ from collections.abc import Iterator
 from promptlint.core.ir import Span, Text
 from promptlint.loaders.code import (
     LOGGING_CALLEES, OTHER_TURN_CALLEES, SYSTEM_CALLEES, SYSTEM_ROLES, Lst, Value, is_sink_key,
-    join, looks_like_instructions,
+    join, langchain, looks_like_instructions,
 )
-from promptlint.loaders.code import langchain
 from promptlint.loaders.code.reader import Ctx
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.nodes import (
