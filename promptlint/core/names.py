@@ -299,7 +299,11 @@ _NOT_PEOPLE = frozenset({"vendor", "partner", "supplier", "sponsor", "carrier", 
                          "resolver", "checker", "matcher", "modifier", "qualifier", "delimiter", "separator",
                          "indicator", "behavior", "behaviour", "reminder", "disclaimer", "placeholder",
                          "comment", "moment", "statement", "argument", "requirement", "assignment", "attachment",
-                         "intent", "extent", "current", "recent"})
+                         "intent", "extent", "current", "recent",
+                         # parts of a program (`value.constructor.name` is a class's name)
+                         "constructor", "decorator", "descriptor", "accessor", "interceptor", "initializer",
+                         "serializer", "deserializer", "allocator", "comparator", "evaluator", "emulator",
+                         "simulator", "mutator", "enumerator", "aggregator", "orchestrator"})
 # The leaf of a path that is a person's name or address (`inspector.name`).
 PERSON_LEAVES = frozenset({"name", "fullname", "firstname", "lastname", "displayname", "nickname", "email",
                             "phone", "initials"})
