@@ -99,6 +99,7 @@ NAMES = [
     # skills read `memory_dir` as memory and `CURSOR_PLUGIN_ROOT` as the editor's cursor)
     ("memory_dir", "environment", "per-session"),
     ("CURSOR_PLUGIN_ROOT", "environment", "per-session"),
+    ("user_instructions", "identity", "per-session"),  # a user's own, unlike `memory_instructions`
 ]
 
 
@@ -152,7 +153,9 @@ def test_classified_by_name(name: str, kind: str, frequency: str, syntax: str) -
         "this.maxRetries",
         "self.query_tool_name",
         "output_dir",  # a place, which no word before it makes volatile
-        "value.constructor.name",  # a class's name (openai-agents-js), no person's  # the name of its query tool (agno's context providers)
+        "value.constructor.name",  # a class's name (openai-agents-js), no person's
+        "memory_update_instructions",  # how to update the memory (openai-agents-python), not the memory
+        "search_guidelines",  # the name of its query tool (agno's context providers)
     ],
 )
 def test_stable_names(name: str) -> None:

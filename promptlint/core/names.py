@@ -76,6 +76,8 @@ _LIMITS = frozenset({"max", "maximum", "min", "minimum", "limit", "default", "al
 _DEPLOYED = frozenset({"built", "build", "released", "release", "published", "deployed", "compiled", "shipped"})
 # Words that make a time the clock now (`user.local_time`), not a time of someone's.
 _CLOCK_QUALIFIERS = frozenset({"local", "current", "now", "utc", "server", "system", "clock", "today"})
+# Last words of a name for text written for the model (`TOOL_GAUGE_PROMPT`, `memory_instructions`).
+_PROMPT_TEXT = frozenset({"prompt", "prompts", "instructions", "instruction", "guidelines"})
 # Words before `prompt` that make it what someone asked, not prompt text (`user_prompt`).
 _ASKED = frozenset({"user", "human", "input", "query", "latest", "last", "current", "customer", "caller"})
 # Calls and filters that put a collection in a fixed order.
@@ -161,10 +163,13 @@ def _judged(path: tuple[str, ...]) -> tuple[str, str, str] | None:
         return None  # `policy_date`, `agent_name`; but `policy_excerpts` are passages fetched for the question
     if flat[0] in _LIMITS and len(flat) > 1:
         return None  # `max_sources`, `min_age`: a setting, however the rest reads
-    if flat[-1] in ("prompt", "prompts") and len(flat) > 1 and not _ASKED.intersection(flat[:-1]) and not (
-            flat[-2].endswith("s") and (_lookup(flat[-2]) or ("",))[0] == "tool-order"):
-        # `TOOL_GAUGE_PROMPT`: prompt text the developers wrote; not `user_prompt` (what was
-        # asked) nor `skills_prompt` (a catalogue rendered into prompt text).
+    if flat[-1] in _PROMPT_TEXT and len(flat) > 1 and not _ASKED.intersection(flat[:-1]) and not (
+            (flat[-2].endswith("s") or flat[-1] not in ("prompt", "prompts"))
+            and (_lookup(flat[-2]) or ("",))[0] == "tool-order"):
+        # `TOOL_GAUGE_PROMPT`, `memory_update_instructions`: prompt text the developers wrote
+        # (how to update the memory, not the memory); not `user_prompt` (what was asked),
+        # `user_instructions` (a user's own), `skills_prompt` nor `tool_instructions` (each
+        # tool's, in the tools' order).
         return None
     if flat[-1] in ("report", "reports") and not _STABLE_WORDS.intersection(flat):
         return ("retrieval", "per-request", "_".join(flat))  # `launch_report`; not `report_style`
