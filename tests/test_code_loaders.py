@@ -708,3 +708,18 @@ def test_a_string_of_blank_lines_is_read_once() -> None:
     # 100,000 "\n " took minutes when each line start read on to the text's end.
     assert not prompts.looks_like_instructions("\n " * 100_000)
     assert prompts.looks_like_instructions("\n " * 100_000 + "\nAlways cite.\n\nYou are Atlas." + " x" * 100)
+
+
+@pytest.mark.parametrize(("path", "source"), [
+    ("agent.py", 'import os\nSYSTEM_PROMPT = f"You triage issues of {os.getenv(\'OWNER\', \'google\')}/{os.environ[\'REPO\']}.'
+                 ' Always label each issue, never close one."\n'),
+    ("agent.ts", "export const SYSTEM_PROMPT = `You triage issues of ${process.env.OWNER}. Always label each issue.`;\n"),
+])
+def test_a_variable_of_the_environment_is_one_value_per_process(path: str, source: str) -> None:
+    # adk-python's triaging sample: `os.getenv("OWNER")` read as a signed-in user (error),
+    # where the environment is the same for every request of a deployment.
+    from promptlint.api import check_text
+
+    findings = [f for f in check_text(source, path=path).findings if f.rule == "PC101"]
+    assert findings and {(f.kind, f.frequency) for f in findings} == {("environment", "per-session")}
+    assert all("read from the environment" in f.message for f in findings)

@@ -63,6 +63,13 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
                     kind, frequency = overrides.volatile[key]
                     return Volatility(kind, frequency, f"`{key}` is configured as {kind}", confidence="high")
     found = _classify(expr, collection)
+    if found is not None and set(expr.calls) == {"getenv"} and (found.kind, found.frequency) != (
+            "environment", "per-session"):  # the value itself read from the environment (not one built from it)
+        # `os.getenv("OWNER")`, `process.env.DB_USER`: whatever the name says, a variable of the
+        # environment is the same for a whole process, set per deployment or machine; not a
+        # signed-in user's name, nor what a request fetched.
+        return Volatility("environment", "per-session",
+                          f"`{expr.name}` is read from the environment: one value per process, set where it runs")
     if found is not None and expr.evidence:
         return replace(found, evidence=expr.evidence, assumed=None, confidence="high")
     if found is not None and expr.pinned and found.frequency == "per-request":

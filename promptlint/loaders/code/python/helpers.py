@@ -102,6 +102,7 @@ class Helpers(PythonBase):
             return
         if path[:2] == ("os", "environ") and len(path) > 2:
             facts.paths.append(path[2:])
+            facts.calls.append("getenv")  # read from the environment, as os.getenv reads
             return
         head = path[0]
         if bound_facts(facts, path, lambda k: self.lookup(k, node, ctx)):

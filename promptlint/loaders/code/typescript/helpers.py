@@ -77,9 +77,11 @@ class Helpers(TsBase):
             return False
         if path[:2] == ("process", "env") and len(path) > 2:
             facts.paths.append(path[2:])
+            facts.calls.append("getenv")  # read from the environment
             return True
         if path[:3] == ("import", "meta", "env") and len(path) > 3:
             facts.paths.append(path[3:])
+            facts.calls.append("getenv")
             return True
         if bound_facts(facts, path, lambda k: self.lookup(k, ctx)):
             return True
