@@ -407,7 +407,9 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
 
     from promptlint import replay
 
-    if not log.strip():
+    from promptlint.targets import blank_name
+
+    if blank_name(log):
         click.echo(f"error: LOG {log!r}: a blank path: name a JSONL log of requests", err=True)
         sys.exit(EXIT_FAILED)
     if provider is not None:

@@ -94,11 +94,18 @@ class Targets:
     skipped: list[str] = field(default_factory=list)
 
 
+def blank_name(name: str | None) -> bool:
+    """Whether a file name given to a command is empty or only white space, and names no
+    file: what an unset variable makes (`promptlint check "$UNSET"`). Printed as it came,
+    its error read "error: : no such file or directory"; every command says it is blank."""
+    return name is not None and not name.strip() and not os.path.exists(name)
+
+
 def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
     targets = Targets(explicit=config)
     files, errors = targets.files, targets.errors
     for path in paths:
-        if not path.strip():  # `promptlint check "$UNSET"`: no file of that name, and none shown
+        if blank_name(path):
             errors.append(f"{path!r}: a blank path: name a file or a folder")
         elif is_config_file(path):
             found, problems = _config_targets(path, hook)
@@ -134,7 +141,7 @@ def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False) 
     ``.json`` file that is no request body are skipped quietly, as a folder walk skips them."""
     explicit: Config | None = None
     if config_file is not None:
-        if not config_file.strip():  # read as ".", which is no file
+        if blank_name(config_file):  # read as ".", which is no file
             return Targets(errors=[f"--config {config_file!r}: a blank file name"])
         try:
             explicit = config_mod.load_file(Path(config_file))

@@ -446,3 +446,9 @@ def test_a_blank_path_is_named_as_blank(run_cli, tmp_path: Path, args: tuple[str
     result = run_cli(*args, cwd=tmp_path)
     assert result.exit_code == 2
     assert said in result.output.splitlines()
+
+
+def test_a_file_named_with_spaces_is_a_file_not_a_blank_path(run_cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "  ").write_text("You are a helpful assistant. Always answer briefly.\n")
+    result = run_cli("check", "--syntax", "markdown", "  ", cwd=tmp_path)
+    assert result.exit_code == 0 and "blank path" not in result.output

@@ -27,6 +27,7 @@ from promptlint.loaders import LoadError, load_bytes, load_text, read_bytes
 from promptlint.probe import models
 from promptlint.probe.variants import MAX_VALUE_SETS, VariantError, clock, load_vars, render_ir
 from promptlint.probe.variants import render_values, sample, stable_split
+from promptlint.targets import blank_name
 
 AS_IS, FIXED = "as-is", "fixed"
 
@@ -75,7 +76,7 @@ def refuse_blank(option: str, name: str | None) -> None:
     """PromptError for a file name that is empty or only whitespace and names no file, as an
     unset variable makes one (``--vars "$VARS"``): printed as it came, the line was
     ``--vars : Is a directory``, or named the prompt file and ``.`` for an empty ``--config``."""
-    if name is not None and not name.strip() and not os.path.exists(name):
+    if blank_name(name):
         raise PromptError(f"{option} {name!r}: a blank file name")
 
 
@@ -205,7 +206,7 @@ def build(
     syntax: str | None = None,
 ) -> Prompt:
     """The variants to send for PATH. PromptError when it cannot be read or rendered."""
-    if not path.strip() and not os.path.exists(path):
+    if blank_name(path):
         raise PromptError(f"PATH {path!r}: a blank path: name a template, a request body or a folder")
     refuse_blank("--vars", vars_file)
     refuse_blank("--config", config_file)
