@@ -16,7 +16,7 @@ from collections import deque
 
 from promptlint.core.ir import Template
 from promptlint.core.volatility import words
-from promptlint.loaders.code import build_template, is_prompt_name, may_hold_prompt
+from promptlint.loaders.code import PROMPT_WORDS, build_template, is_prompt_name, may_hold_prompt
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.formats import Formats
 from promptlint.loaders.code.python.helpers import Helpers
@@ -100,15 +100,14 @@ class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
         found = []
         for deco in fn.decorator_list:
             name = _callee(deco.func if isinstance(deco, ast.Call) else deco)
-            # A system word, not any prompt word: an MCP server's `@mcp.prompt()` returns
-            # user messages.
             if name and is_prompt_name(name, self.prompt_names) and _SYSTEM_WORDS.intersection(words(name)):
                 found.append(name)
         return tuple(found)
 
 
-# Words of a decorator that says its function returns system prompt text.
-_SYSTEM_WORDS = frozenset({"system", "sysprompt", "systemprompt", "instructions", "instruction"})
+# Words of a decorator that says its function returns system prompt text: a prompt word
+# other than `prompt` itself (`@mcp.prompt()` returns a user message).
+_SYSTEM_WORDS = PROMPT_WORDS - {"prompt", "prompts"}
 
 
 def load(path: str, source: str, prompt_names: tuple[str, ...] = ()) -> Template:
