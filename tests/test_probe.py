@@ -18,21 +18,21 @@ from typing import Any
 
 import pytest
 from support.fake_provider import FakeProvider
-from support.fixtures import TEST_KEY, make_fake_provider, provider_environment
+from support.fixtures import (
+    DEMO,
+    REPO,
+    TEST_KEY,
+    MakeServer,
+    make_fake_provider,
+    provider_environment,
+)
 from support.serve_fake_provider import config_text, overrides
 
 from promptlint.probe import models
 
 __all__ = ["make_fake_provider", "provider_environment"]
 
-REPO = Path(__file__).resolve().parents[1]
-DEMO = str(REPO / "fixtures/agents/templates/system.j2")
-MakeServer = Callable[..., FakeProvider]
-
-
-@pytest.fixture(autouse=True)
-def _keys(provider_environment: None) -> None:
-    """Every test here runs in :func:`support.fixtures.provider_environment`."""
+pytestmark = pytest.mark.usefixtures("provider_environment")  # every test runs in it
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ retries and ``trust_env=False`` (a proxy in the environment must not see test tr
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,11 @@ from support.fake_provider import FakeProvider
 
 #: The API key the fixtures' servers expect and the helpers' clients send.
 TEST_KEY = "sk-test-fake-provider-0123456789"
+#: The checkout, and the demo template the probe tests send.
+REPO = Path(__file__).resolve().parents[2]
+DEMO = str(REPO / "fixtures/agents/templates/system.j2")
+#: What ``make_fake_provider`` is: a function that starts a server with the options given.
+MakeServer = Callable[..., FakeProvider]
 
 
 @pytest.fixture
