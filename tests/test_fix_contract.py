@@ -23,6 +23,16 @@ MOVED_LAST = f"{LONG_RULES}\n\nTime {{{{ now() }}}}\n"
 WORKSPACE = Path(__file__).resolve().parent.parent / "fixtures" / "workspaces" / "memory-first"
 
 
+def _fixed(run_cli: Any, folder: Path, name: str, source: str, *options: str) -> str:
+    """``source`` written to ``folder/name``, `promptlint fix` run on it (exit 0), and the
+    file's text after it."""
+    (folder / name).write_text(source)
+    result = run_cli("fix", *options, name, cwd=folder)
+    assert result.exit_code == 0, result.output
+    assert "not written" not in result.output
+    return (folder / name).read_text()
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_the_diff_of_a_file_with_a_bom_applies_with_git_apply(run_cli: Any, tmp_path: Path) -> None:
     original = b"\xef\xbb\xbf" + FIXABLE.encode()
@@ -145,10 +155,7 @@ def test_a_workspace_order_is_not_rewritten_when_pc106_is_off(tmp_path: Path) ->
 
 def test_a_silenced_rule_of_another_line_does_not_hold_a_value(run_cli: Any, tmp_path: Path) -> None:
     source = f"You are a careful assistant.\n{{# promptlint: disable=PC105 #}}\n\n{FIXABLE}"
-    (tmp_path / "a.j2").write_text(source)
-    result = run_cli("fix", "a.j2", cwd=tmp_path)
-    assert result.exit_code == 0, result.output
-    assert (tmp_path / "a.j2").read_text().endswith("Time {{ now() }}\n")
+    assert _fixed(run_cli, tmp_path, "a.j2", source).endswith("Time {{ now() }}\n")
 
 
 @pytest.mark.parametrize(("name", "source"), [
@@ -167,18 +174,12 @@ def test_a_value_joined_to_its_neighbours_by_whitespace_control_is_not_fixable_i
     pc101 = [f for f in checked["findings"] if f["rule"] == "PC101"]
     assert pc101 and not any(f["fixable"] for f in pc101)
     assert "whitespace control" in pc101[0]["unfixable_reason"]
-    result = run_cli("fix", name, cwd=tmp_path)
-    assert result.exit_code == 0, result.output
-    assert "not written" not in result.output
-    assert (tmp_path / name).read_text() == source
+    assert _fixed(run_cli, tmp_path, name, source) == source
 
 
 def test_a_block_whose_trimmed_tags_stand_alone_still_moves(run_cli: Any, tmp_path: Path) -> None:
     source = f"You are careful.\n{{%- if user %}}\nUser: {{{{ user.name }}}}\n{{%- endif %}}\n\n{LONG_RULES}\n"
-    (tmp_path / "a.j2").write_text(source)
-    result = run_cli("fix", "a.j2", cwd=tmp_path)
-    assert result.exit_code == 0, result.output
-    assert (tmp_path / "a.j2").read_text().endswith("User: {{ user.name }}\n{%- endif %}\n")
+    assert _fixed(run_cli, tmp_path, "a.j2", source).endswith("User: {{ user.name }}\n{%- endif %}\n")
 
 
 @pytest.mark.parametrize(("comment", "config"), [
@@ -190,12 +191,10 @@ def test_unsafe_fixes_leave_a_clock_whose_precision_finding_is_off(run_cli: Any,
                                                                    config: str) -> None:
     # --unsafe-fixes coarsened the clock whatever a disable comment or the config said of PC103;
     # the value still moves (PC101 is on), its format stays.
-    (tmp_path / "a.j2").write_text(f"Intro.\n{comment}Now: {{{{ now().strftime('%H:%M') }}}}\n\n{LONG_RULES}\n")
     if config:
         (tmp_path / "promptlint.toml").write_text(config)
-    result = run_cli("fix", "--unsafe-fixes", "a.j2", cwd=tmp_path)
-    assert result.exit_code == 0, result.output
-    text = (tmp_path / "a.j2").read_text()
+    source = f"Intro.\n{comment}Now: {{{{ now().strftime('%H:%M') }}}}\n\n{LONG_RULES}\n"
+    text = _fixed(run_cli, tmp_path, "a.j2", source, "--unsafe-fixes")
     assert text.rstrip().endswith("}}"), "the clock moves to the tail either way"
     kept = "strftime('%H:%M')" in text
     assert kept == bool(comment or config), text[-80:]
