@@ -723,3 +723,37 @@ def test_a_variable_of_the_environment_is_one_value_per_process(path: str, sourc
     findings = [f for f in check_text(source, path=path).findings if f.rule == "PC101"]
     assert findings and {(f.kind, f.frequency) for f in findings} == {("environment", "per-session")}
     assert all("read from the environment" in f.message for f in findings)
+
+
+# -- the sniff before a code file is parsed answers as its regex did -------------------------------
+
+_SNIFF_AS_WRITTEN = re.compile(rb"(?i)prompt|instruction|preamble|persona|system")
+_WORD = re.compile(rb"[A-Za-z0-9_$]*")
+
+
+def _sniff_as_written(data: bytes, prompt_names: tuple[str, ...]) -> bool:
+    """The sniff as first written: case-insensitive regexes over the bytes (4.4 s over a walk's
+    145 MB of code, where the lowered bytes and ``bytes.find`` take 0.5 s)."""
+    from promptlint.loaders.code.prompts import is_prompt_name, is_sink_key
+
+    if re.search(rb"(?i)\byou are\b", data):
+        return True
+    for match in _SNIFF_AS_WRITTEN.finditer(data):
+        start = match.start()
+        while start > 0 and _WORD.fullmatch(data[start - 1 : start]):
+            start -= 1
+        word = data[start : _WORD.match(data, match.start()).end()].decode("ascii", errors="replace")  # type: ignore[union-attr]
+        if is_prompt_name(word) or is_sink_key(word):
+            return True
+    return any(re.search(re.escape(p.strip("*?[]")).encode(), data, re.IGNORECASE) for p in prompt_names
+               if p.strip("*?[]"))
+
+
+@_given(_st.lists(_st.sampled_from([b"you", b" ", b"are", b"You Are", b"SYSTEM", b"prompt", b"_", b"x", b"\xc3\x84",
+                                    b"\n", b"Prompts", b"user", b"$", b"instructionS", b"persona", b"PreAmble",
+                                    b"systemctl", b"9", b"\xc4"]), max_size=16).map(b"".join),
+        _st.sampled_from([(), ("*Brief*",), ("x$*",), ("\u00c4rger",)]))
+def test_the_code_sniff_answers_as_its_regex_did(data: bytes, prompt_names: tuple[str, ...]) -> None:
+    from promptlint.loaders.code.prompts import may_hold_prompt
+
+    assert may_hold_prompt(data, prompt_names) == _sniff_as_written(data, prompt_names)

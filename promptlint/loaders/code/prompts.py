@@ -48,10 +48,13 @@ _INSTRUCTION_CUES = re.compile(
     r"(?im)\byou are\b|\byou (?:must|should|will|can|may)\b|^[^\S\n]*(?:always|never|do not|don't)\b|^#{1,3} \w|"
     r"\byour (?:role|task|job|goal)\b|\bas an? (?:ai|assistant|agent)\b|\brespond\b|\bassistant\b"
 )
-# Code that names any of these may build a prompt; other files are skipped unparsed.
-_SNIFF_WORDS = re.compile(rb"(?i)prompt|instruction|preamble|persona|system")
+# Code that names any of these (in any case) may build a prompt; other files are skipped
+# unparsed. They are looked for with ``bytes.find`` in the lowered bytes: a case-insensitive
+# regex of them read a folder walk's 145 MB of code (19,800 files) in 4.4 s, against 0.5 s.
+_SNIFF_WORDS = (b"prompt", b"instruction", b"preamble", b"persona", b"system")
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
-_SNIFF_TEXT = re.compile(rb"(?i)\byou are\b")
+_SNIFF_TEXT = b"you are"
+_SNIFF_TEXT_WORDS = re.compile(rb"\byou are\b")
 
 
 def is_prompt_name(name: str, extra: Sequence[str] = ()) -> bool:
@@ -76,24 +79,29 @@ def is_sink_key(name: str, extra: Sequence[str] = ()) -> bool:
 def may_hold_prompt(data: bytes, prompt_names: Sequence[str] = ()) -> bool:
     """The cheap sniff before parsing: whether code bytes hold a name that says prompt
     (``SYSTEM_PROMPT``, ``instructions``, a ``"system"`` role; not ``promptUser`` or
-    ``systemctl``) or text addressed to a model (``You are``)."""
-    if _SNIFF_TEXT.search(data):
+    ``systemctl``) or text addressed to a model (``You are``), in any case (ASCII)."""
+    lowered = data.lower()  # ASCII letters only, as a bytes regex's IGNORECASE folds them
+    first = lowered.find(_SNIFF_TEXT)
+    if first >= 0 and _SNIFF_TEXT_WORDS.search(lowered, first):
         return True
     seen: set[bytes] = set()
-    for match in _SNIFF_WORDS.finditer(data):
-        start, end = match.start(), match.end()
-        while start > 0 and data[start - 1] in _WORD_BYTES:
-            start -= 1
-        while end < len(data) and data[end] in _WORD_BYTES:
-            end += 1
-        token = data[start:end]
-        if token in seen:
-            continue
-        seen.add(token)
-        word = token.decode("ascii", errors="replace")
-        if is_prompt_name(word) or is_sink_key(word):
-            return True
-    return any(re.search(re.escape(p.strip("*?[]")).encode(), data, re.IGNORECASE) for p in prompt_names if p.strip("*?[]"))
+    for sniffed in _SNIFF_WORDS:  # (no word's end is another's start: none overlap)
+        at = lowered.find(sniffed)
+        while at >= 0:
+            start, end = at, at + len(sniffed)
+            at = lowered.find(sniffed, end)
+            while start > 0 and data[start - 1] in _WORD_BYTES:
+                start -= 1
+            while end < len(data) and data[end] in _WORD_BYTES:
+                end += 1
+            token = data[start:end]
+            if token in seen:
+                continue
+            seen.add(token)
+            word = token.decode("ascii", errors="replace")
+            if is_prompt_name(word) or is_sink_key(word):
+                return True
+    return any(p.strip("*?[]").encode().lower() in lowered for p in prompt_names if p.strip("*?[]"))
 
 
 def looks_like_instructions(text: str) -> bool:
