@@ -49,14 +49,66 @@ def _gitignore(folder: Path):  # type: ignore[no-untyped-def]
 
 
 @lru_cache(maxsize=1024)
-def _gitignore_at(path: Path, _mtime_ns: int, _size: int):  # type: ignore[no-untyped-def]
+def _gitignore_at(path: Path, _mtime_ns: int, _size: int) -> _GitIgnore | None:
     import pathspec
 
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    return _GitIgnore(pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+# Paths a .gitignore is asked about before its patterns are joined into one regex (which
+# takes as long to compile as the spec: 13 ms for a gitignore of 500 lines).
+_JOIN_AFTER = 256
+
+
+class _GitIgnore:
+    """A .gitignore's spec, asked first whether any of its ignoring patterns matches a path
+    at all: one regex for all of them, where pathspec tries each pattern in turn (a walk of
+    42,000 files under gitignores of some fifty patterns made 3.4 million regex searches).
+    Most paths match none; one that matches is judged by the spec itself (negations, which
+    pattern comes last). A spec asked about a few paths only is asked as it is."""
+
+    def __init__(self, spec) -> None:  # type: ignore[no-untyped-def]
+        self.spec = spec
+        self.asked = 0
+        self.anchored: re.Pattern[str] | None = None
+        self.anywhere: re.Pattern[str] | None = None
+
+    def match_file(self, rel: str) -> bool:
+        self.asked += 1
+        if self.asked == _JOIN_AFTER:
+            self.anchored, self.anywhere = _any_of(self.spec.patterns)
+        if (self.anchored is not None and self.anchored.match(rel) is None
+                and (self.anywhere is None or self.anywhere.search(rel) is None)):
+            return False  # no pattern that ignores matches: the spec ignores nothing here
+        return bool(self.spec.match_file(rel))
+
+
+def _any_of(patterns) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:  # type: ignore[no-untyped-def]
+    """Two regexes that together match where any ignoring pattern of a spec does: one of
+    those anchored at the path's start (matched there), one of the others (searched for);
+    their group names dropped (an alternation may not name a group twice). ``(None, None)``
+    where they cannot be joined: each pattern is then tried as pathspec tries it."""
+    anchored, anywhere = [], []
+    for pattern in patterns:
+        if not pattern.include:  # a negation, or a line that says nothing (a comment)
+            continue
+        regex = pattern.regex
+        if regex is None or not isinstance(regex.pattern, str) or regex.flags & ~re.UNICODE:
+            return None, None
+        source = re.sub(r"\(\?P<\w+>", "(?:", regex.pattern)
+        if source.startswith("^"):
+            anchored.append(source[1:])
+        else:
+            anywhere.append(source)  # `*` is `.`
+    try:
+        return (re.compile("(?:" + "|".join(f"(?:{b})" for b in anchored) + ")" if anchored else "(?!)"),
+                re.compile("|".join(f"(?:{b})" for b in anywhere)) if anywhere else None)
+    except re.error:
+        return None, None
 
 
 def _ignore_chain(folder: Path):  # type: ignore[no-untyped-def]
@@ -86,10 +138,13 @@ def _ignored(path: Path, is_dir: bool, stop: Path, chains: dict | None = None) -
     repository, those between the walked folder ``stop`` and the path. ``chains`` caches
     each folder's specs for one walk (every file of a folder shares them)."""
     specs, in_repo = _ignore_chain(path.parent) if chains is None else _walk_chain(path.parent, chains)
+    text = str(path)
     for ancestor, spec in specs:
         if not in_repo and not ancestor.is_relative_to(stop):
             continue
-        rel = path.relative_to(ancestor).as_posix() + ("/" if is_dir else "")
+        # The path from the .gitignore's folder (one of the path's own folders): a slice,
+        # where Path.relative_to cost a walk as much as the matching did.
+        rel = text[len(str(ancestor)):].lstrip("/") + ("/" if is_dir else "")
         if spec.match_file(rel):
             return True
     return False
