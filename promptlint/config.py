@@ -547,8 +547,21 @@ def find_for(directory: Path) -> Config:
     run = _RUN_LOOKUPS.get()
     if run is None:
         return _find_for(directory)
-    if directory not in run.configs:
-        run.configs[directory] = _find_for(directory)
+    # Within a run, each folder is looked at once: a folder without a config of its own has
+    # its parent's (a walk of 6,000 folders looked up through every folder above each, and
+    # read the same pyproject.toml again for each folder below it).
+    unknown: list[Path] = []
+    folder = directory
+    while folder not in run.configs:
+        unknown.append(folder)
+        found = _own_config(folder)
+        if found is not None or folder.parent == folder:
+            run.configs[folder] = found if found is not None else Config()
+            unknown.pop()
+            break
+        folder = folder.parent
+    for below in unknown:
+        run.configs[below] = run.configs[folder]
     return run.configs[directory]
 
 
@@ -566,10 +579,18 @@ def find_for_file(path: str) -> Config:
 
 def _find_for(directory: Path) -> Config:
     for folder in (directory, *directory.parents):
-        for name in ("promptlint.toml", ".promptlint.toml", "pyproject.toml"):
-            candidate = folder / name
-            if candidate.is_file():
-                config = load_file(candidate)
-                if config is not None:
-                    return config
+        config = _own_config(folder)
+        if config is not None:
+            return config
     return Config()
+
+
+def _own_config(folder: Path) -> Config | None:
+    """The config a folder holds itself (promptlint.toml wins over pyproject.toml), if any."""
+    for name in ("promptlint.toml", ".promptlint.toml", "pyproject.toml"):
+        candidate = folder / name
+        if candidate.is_file():
+            config = load_file(candidate)
+            if config is not None:
+                return config
+    return None

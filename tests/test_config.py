@@ -225,8 +225,8 @@ def test_a_run_looks_each_folder_up_once_and_the_next_run_sees_an_edit(
     for name in ("a.md", "b.md", "c.md"):
         (tmp_path / name).write_text("Today is {current_date}.\n" + "Be brief and cite sources.\n" * 400)
     looked: list[Path] = []
-    find = config_mod._find_for
-    monkeypatch.setattr(config_mod, "_find_for", lambda folder: looked.append(folder) or find(folder))
+    own = config_mod._own_config
+    monkeypatch.setattr(config_mod, "_own_config", lambda folder: looked.append(folder) or own(folder))
     first = check_paths([tmp_path / n for n in ("a.md", "b.md", "c.md")])
     assert looked == [tmp_path.resolve()]  # once for the three files of the folder
     assert not [f for r in first.files for f in r.findings if f.rule == "PC101"]
@@ -235,6 +235,29 @@ def test_a_run_looks_each_folder_up_once_and_the_next_run_sees_an_edit(
     assert len(looked) == 2  # a new run looks again, and reads the edit
     assert [f.rule for r in second.files for f in r.findings] == ["PC101"]
     assert config_mod._RUN_LOOKUPS.get() is None  # nothing left behind between runs
+
+
+def test_a_run_reads_each_folder_once_and_the_config_above_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A folder without a config has its parent's: a walk of 6,000 folders looked up through
+    # every folder above each one, and parsed the same pyproject.toml again for each.
+    from promptlint.api import check_paths
+
+    (tmp_path / "pyproject.toml").write_text('[tool.promptlint]\nignore = ["PC101"]\n')
+    for folder in ("a", "a/b", "a/b/c", "d"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "p.md").write_text("Today is {current_date}.\n" + "Be brief and cite sources.\n" * 400)
+    (tmp_path / "d" / "promptlint.toml").write_text('select = ["PC101"]\n')
+    looked: list[Path] = []
+    read: list[Path] = []
+    own, load = config_mod._own_config, config_mod.load_file
+    monkeypatch.setattr(config_mod, "_own_config", lambda folder: looked.append(folder) or own(folder))
+    monkeypatch.setattr(config_mod, "load_file", lambda path: read.append(path) or load(path))
+    report = check_paths([tmp_path])
+    root = tmp_path.resolve()
+    assert sorted(looked) == sorted([root, root / "a", root / "a/b", root / "a/b/c", root / "d"])
+    assert sorted(p.name for p in read) == ["promptlint.toml", "pyproject.toml"]
+    rules = {Path(r.path).parent.name: sorted({f.rule for f in r.findings} & {"PC101"}) for r in report.files}
+    assert rules == {"a": [], "b": [], "c": [], "d": ["PC101"]}
 
 
 def test_options_are_applied_once_per_config_within_a_run_and_checked_each_time() -> None:
