@@ -55,7 +55,7 @@ from itertools import accumulate
 
 from promptlint.core import literals
 from promptlint.core.context import RuleContext
-from promptlint.core.fences import fences, split_lines
+from promptlint.core.fences import fenced_regions
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Block, Segment, Span, Text
 from promptlint.core.severity import (
@@ -183,7 +183,7 @@ def _fenced_lines(source: str) -> frozenset[int]:
     """Lines of fenced code blocks, their fences included (to the end when one is left open)."""
     if "```" not in source and "~~~" not in source:
         return frozenset()
-    return frozenset(number + 1 for first, last, _closed in fences(split_lines(source))
+    return frozenset(number + 1 for first, last, _closed, _start, _end in fenced_regions(source)
                      for number in range(first, last + 1))
 
 

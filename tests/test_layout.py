@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from promptlint.core.fences import fences
@@ -179,6 +179,27 @@ def test_inference_pc105_and_the_fix_read_the_same_fences(lines: list[str]) -> N
                if line.strip() and line != kept}
     assert blanked == {i for i in by_layout if layout.lines[i].strip()}
     assert pc105._fenced_lines(source) == {i + 1 for i in by_layout}
+
+
+_FENCE_TEXTS = st.lists(st.sampled_from(["```", "~~~", "````", "~~~~", "```python", "    ", " ", "x", "\n", "\r",
+                                          "\u2028", "\t", "``"]), max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_FENCE_TEXTS)
+@example("```\n    ```\n```python\n~~~\n```\n~~~~\nx")
+@example("  ```\n```\r\n~~~\n\n   ~~~ x\n~~~\u2028\n")
+def test_fences_read_from_the_whole_text_are_those_of_its_lines(text: str) -> None:
+    # The inference and PC105 find fences in the text whole (str.find for each run, not a
+    # loop over every line); the fix's layout reads the lines. They must agree.
+    from promptlint.core.fences import fenced_regions, split_lines
+
+    lines = split_lines(text)
+    regions = fenced_regions(text)
+    assert [r[:3] for r in regions] == fences(lines)
+    starts = [sum(map(len, lines[:i])) for i in range(len(lines) + 1)]
+    assert [(start, end) for *_, start, end in regions] == [(starts[first], starts[last + 1])
+                                                            for first, last, _ in fences(lines)]
 
 
 def _nested_blocks(draw_parts: list[int]) -> str:

@@ -50,3 +50,40 @@ def split_lines(text: str) -> list[str]:
     without one kept, an empty one not."""
     *ended, rest = text.split("\n")
     return [line + "\n" for line in ended] + ([rest] if rest else [])
+
+
+def fenced_regions(text: str) -> list[tuple[int, int, bool, int, int]]:
+    """``fences(split_lines(text))``, read from the text whole (only the lines that hold a run
+    of three backticks or tildes are looked at, found by ``str.find``: a loop over every line
+    of a long page took most of the time): ``(first, last, closed)`` of each fenced code
+    block, and the offsets where its first line starts and where its last line ends (after
+    its ``"\n"``)."""
+    starts: set[int] = set()  # where each line that holds a run starts
+    for run in ("```", "~~~"):
+        at = text.find(run)
+        while at >= 0:
+            line_start = text.rfind("\n", 0, at) + 1
+            starts.add(line_start)
+            after = text.find("\n", at)
+            at = -1 if after < 0 else text.find(run, after)
+    found: list[tuple[int, int, bool, int, int]] = []
+    opened: tuple[int, str, int, int, int] | None = None  # first line, character, run, indent, offset
+    line = at = 0
+    for start in sorted(starts):
+        match = _FENCE.match(text, start)
+        if match is None:
+            continue
+        line += text.count("\n", at, start)
+        at = start
+        indent, run = len(match.group(1)), match.group(2)
+        if opened is None:
+            opened = (line, run[0], len(run), indent, start)
+            continue
+        end = text.find("\n", start) + 1 or len(text)
+        if run[0] == opened[1] and len(run) >= opened[2] and indent <= opened[3] + 3 and text[start:end].strip() == run:
+            found.append((opened[0], line, True, opened[4], end))
+            opened = None
+    if opened is not None:
+        last = text.count("\n") - text.endswith("\n")  # the last line's index
+        found.append((opened[0], last, False, opened[4], len(text)))
+    return found
