@@ -125,7 +125,7 @@ def test_a_capture_of_one_rendering_stays_low_confidence(header: str) -> None:
 
 # -- PC105's quick scans agree with its patterns ------------------------------------------------
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import example, given, strategies as st  # noqa: E402
 
 from rules import literal_volatile_value as pc105  # noqa: E402
 
@@ -147,6 +147,31 @@ def test_pc105_passes_over_a_head_only_where_its_pattern_cannot_match(text: str,
     for head in (text, "snaPSHot " + text, text + " RenderED", "caPTUREd"):
         if pattern.search(head) is not None:
             assert pc105._may_match(head, words)
+
+
+_ADDRESS_TEXT = st.lists(st.sampled_from(["@", "a@b.co", "Dana Whitfield", " (", "<", ", ", "\n", "\n\n", "Buyer: ", "- ",
+                                          "signed in as ", "User: ", "You are helping ", "x", "\u212a", ".", "\r", "=",
+                                          "customer email: ", "Ann Lee, Acme, ", "\t", "::", "/"]),
+                        max_size=16).map("".join)
+
+
+@given(_ADDRESS_TEXT)
+@example("User: a@b.co\n- Buyer: Ann Lee, Acme, ann@acme.co\n\nYou are helping Dana Whitfield (dana@nw.example)")
+@example("\n\n- \nBuyer: Ann Lee, x a@b.co, User: c@d.co")
+def test_signed_in_users_are_what_the_patterns_find_in_the_whole_text(text: str) -> None:
+    # Searched for on the lines that hold an "@" only (a long page searched whole took a tenth
+    # of its check): the same values, in the same order, as the patterns over the whole text.
+    def whole(text: str) -> list[tuple[int, int]]:
+        found = []
+        for match in literals._NAME_AND_EMAIL.finditer(text):
+            start = text.rfind("\n\n", 0, match.start())
+            before = text[max(start, match.start() - 160, 0) : match.start()]
+            if literals._USER_CONTEXT.search(before) or literals._USER_CONTEXT.search(text[match.end():match.end() + 80]):
+                found.append((match.start("name"), match.end()))
+        found += [(m.start("email"), m.end("email")) for m in literals._LABELLED_EMAIL.finditer(text)]
+        return found + [(m.start("name"), m.end("email")) for m in literals._SERVED_LINE.finditer(text)]
+
+    assert [(r.start, r.end) for r in literals.signed_in_users(text)] == whole(text)
 
 
 def test_values_under_an_examples_head_in_capitals_are_examples() -> None:

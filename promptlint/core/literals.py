@@ -71,16 +71,37 @@ def signed_in_users(text: str) -> Iterator[Rendered]:
     """A person's name and e-mail address (or a labelled address) where the text says
     the assistant is serving them."""
     if "@" not in text:
-        return  # both patterns need an address (most texts have none: two scans saved)
-    for match in _NAME_AND_EMAIL.finditer(text):
-        start = text.rfind("\n\n", 0, match.start())
-        before = text[max(start, match.start() - 160, 0) : match.start()]
-        if _USER_CONTEXT.search(before) or _USER_CONTEXT.search(text[match.end() : match.end() + 80]):
-            yield Rendered(match.start("name"), match.end(), "identity", "signed-in user's name and e-mail")
-    for match in _LABELLED_EMAIL.finditer(text):
-        yield Rendered(match.start("email"), match.end("email"), "identity", "signed-in user's e-mail")
-    for match in _SERVED_LINE.finditer(text):
-        yield Rendered(match.start("name"), match.end("email"), "identity", "served person's name and e-mail")
+        return  # the patterns need an address (most texts have none: three scans saved)
+    # No pattern reads across a line break but _SERVED_LINE's leading `[ \t\W]*`, and what it
+    # yields (from the name to the address) is on one line: each is searched for on the lines
+    # that hold an "@" (a long page searched whole, at every capital letter, took a tenth of
+    # its check).
+    lines = _address_lines(text)
+    for line_start, line_end in lines:
+        for match in _NAME_AND_EMAIL.finditer(text, line_start, line_end):
+            start = text.rfind("\n\n", 0, match.start())
+            before = text[max(start, match.start() - 160, 0) : match.start()]
+            if _USER_CONTEXT.search(before) or _USER_CONTEXT.search(text[match.end() : match.end() + 80]):
+                yield Rendered(match.start("name"), match.end(), "identity", "signed-in user's name and e-mail")
+    for line_start, line_end in lines:
+        for match in _LABELLED_EMAIL.finditer(text, line_start, line_end):
+            yield Rendered(match.start("email"), match.end("email"), "identity", "signed-in user's e-mail")
+    for line_start, line_end in lines:
+        for match in _SERVED_LINE.finditer(text, line_start, line_end):
+            yield Rendered(match.start("name"), match.end("email"), "identity", "served person's name and e-mail")
+
+
+def _address_lines(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of each line of ``text`` (split at ``"\n"``, which ``end`` is before)
+    that holds an "@"."""
+    lines = []
+    at = text.find("@")
+    while at >= 0:
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        lines.append((text.rfind("\n", 0, at) + 1, end))
+        at = text.find("@", end)
+    return lines
 
 
 def rendered_clocks(line: str) -> Iterator[Rendered]:
