@@ -90,7 +90,6 @@ _CODE_SPAN = re.compile(r"`[^`\n]+`")
 _DIGIT = re.compile(r"\d")
 # What a line needs for either: a digit, or a label's colon or equals sign.
 _CANDIDATE = re.compile(r"[\d:=]")
-_CANDIDATE_ASCII = ":=0123456789"
 # What a text needs for any value: that, or an e-mail address's "@" (a signed-in user).
 _TRIGGER = re.compile(r"[\d:=@]")
 _TRIGGER_ASCII = ":=@0123456789"
@@ -105,20 +104,6 @@ def _holds_any(text: str, chars: str, pattern: re.Pattern[str]) -> bool:
     if text.isascii():
         return any(c in text for c in chars)
     return pattern.search(text) is not None
-
-
-def _offsets(text: str, chars: str, pattern: re.Pattern[str]) -> list[int]:
-    """The offsets, in order, of the characters ``pattern`` (one class: ``chars`` in ASCII) matches."""
-    if not text.isascii():
-        return [m.start() for m in pattern.finditer(text)]
-    found = []
-    for c in chars:
-        at = text.find(c)
-        while at >= 0:
-            found.append(at)
-            at = text.find(c, at + 1)
-    found.sort()
-    return found
 
 
 def _may_match(text: str, words: tuple[str, ...]) -> bool:
@@ -210,19 +195,17 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         ]
         if not capture:  # a record of one rendering, not the text that is sent: low confidence
             strong += [(text.span.start, source, r) for r in found]
-        # Every value found has a digit or follows a label: only the lines with one are read.
-        hits = _offsets(source, _CANDIDATE_ASCII, _CANDIDATE)
-        if not hits:
+        # Every value found has a digit or follows a label: only the lines with one are read,
+        # each found by a search from the end of the line before (not every digit's offset).
+        hit = _CANDIDATE.search(source)
+        if hit is None:
             continue
         lines = source.splitlines(keepends=True)
         ends = list(accumulate(map(len, lines)))
-        line_end = 0
-        for hit in hits:
-            if hit < line_end:
-                continue  # a line already read
-            i = bisect_right(ends, hit)
+        while hit is not None:
+            i = bisect_right(ends, hit.start())
             line, offset = lines[i], text.span.start + (ends[i - 1] if i else 0)
-            line_end = ends[i]
+            hit = _CANDIDATE.search(source, ends[i])
             found_here = [(s, e, w, False) for s, e, w in (_scan(line) if _DIGIT.search(line) else ())]
             found_here += _moment(line) if ":" in line or "=" in line else []
             if found_here and template.position(offset).line not in fenced and not _EXAMPLE.search(line):
@@ -329,13 +312,32 @@ _OS = re.compile(
 )
 
 
+# The first word of each of those labels: a line that starts with another is passed over
+# (five patterns tried on each line with a colon took a tenth of a long page's check).
+_FIRST_WORD = re.compile(r"\W*(\w+)")
+_MOMENT_WORDS = frozenset({"current", "today", "todays", "local", "date", "working", "operating", "os", "platform",
+                           "git", "time"})
+
+
+_MOMENT_PATTERNS = ((_DAY_DATE, "day date"), (_WORKDIR, "working directory"), (_OS, "operating system"),
+                    (_GIT_STATUS, "git status"), (_PLAIN_TIME, "time of day"))
+
+
+def _may_start_a_label(text: str) -> bool:
+    """False only where no pattern of ``_MOMENT_PATTERNS`` can match: each label is the
+    line's first word (a non-ASCII word is left to them: a case-blind pattern matches "ſ" as "s")."""
+    first = _FIRST_WORD.match(text)
+    return first is not None and (not first.group(1).isascii() or first.group(1).lower() in _MOMENT_WORDS)
+
+
 def _moment(line: str) -> list[tuple[int, int, str, bool]]:
     """(start, end, description, under a plain label) of each labelled value of this moment
     on one line ("Date:" and "Time:" are plain labels; "Current date:" is not)."""
-    found_all = []
+    found_all: list[tuple[int, int, str, bool]] = []
     text = line.rstrip("\r\n")
-    for pattern, what in ((_DAY_DATE, "day date"), (_WORKDIR, "working directory"), (_OS, "operating system"),
-                          (_GIT_STATUS, "git status"), (_PLAIN_TIME, "time of day")):
+    if not _may_start_a_label(text):
+        return found_all
+    for pattern, what in _MOMENT_PATTERNS:
         found = pattern.match(text)
         if found is not None and not _ISO_DATETIME.search(found.group("value")):
             plain = pattern is _PLAIN_TIME or (pattern is _DAY_DATE and not found.group("qualifier"))

@@ -135,10 +135,22 @@ _TEXT = st.text(alphabet=st.sampled_from("ab Ex:=@19\n#`~-_.\u0663\u0967\u017f\u
 
 
 @given(_TEXT)
-def test_pc105_finds_the_characters_its_classes_match(text: str) -> None:
-    for chars, pattern in ((pc105._CANDIDATE_ASCII, pc105._CANDIDATE), (pc105._TRIGGER_ASCII, pc105._TRIGGER)):
-        assert pc105._offsets(text, chars, pattern) == [m.start() for m in pattern.finditer(text)]
-        assert pc105._holds_any(text, chars, pattern) == (pattern.search(text) is not None)
+def test_pc105_finds_the_characters_its_class_matches(text: str) -> None:
+    assert pc105._holds_any(text, pc105._TRIGGER_ASCII, pc105._TRIGGER) == (pc105._TRIGGER.search(text) is not None)
+
+
+_LABEL_LINES = st.lists(st.sampled_from(["Date", "date", "Current ", "today's ", "Todays ", "local ", "time", "Time", ":",
+                                         "=", " ", "- ", "**", "working ", "directory", "Git status", "git ", "OS", "os",
+                                         "Operating system", "platform", "linux", "2026", "07:55", "/home/x", "\u017f",
+                                         "\u212a", "_", "x", "\u0131", "pm"]), max_size=8).map("".join)
+
+
+@given(_LABEL_LINES)
+@example("\u212aurrent date: 2026-03-14")
+@example("- O\u017f: linux")
+def test_pc105_passes_over_a_line_only_where_no_label_of_this_moment_can_match(line: str) -> None:
+    if any(pattern.match(line) for pattern, _ in pc105._MOMENT_PATTERNS):
+        assert pc105._may_start_a_label(line)
 
 
 @given(_TEXT, st.sampled_from([(pc105._CAPTURE, pc105._CAPTURE_WORDS), (pc105._RENDER_HEADER, ("rendered",))]))
