@@ -289,7 +289,10 @@ def include_resolver(path: str, config: Config, project: Project) -> Callable[[T
     (or a file it includes, within the including file's project root) is volatile."""
     root = _lazy_root(path, config)
 
-    def units_of(target: Path, depth: int, seen: frozenset[str]):  # type: ignore[no-untyped-def]
+    def units_of(target: Path, depth: int, seen: dict[str, int]):  # type: ignore[no-untyped-def]
+        # ``seen``: the depth each file was read at. A file is read once (again only where it
+        # is reached nearer the top, where more of its own includes are within the depth):
+        # ten partials that each include the next ten times unfolded 10**7 includes.
         included = project.get(target, config)
         if included is None:
             return []
@@ -298,8 +301,9 @@ def include_resolver(path: str, config: Config, project: Project) -> Callable[[T
             for tag in included.template.walk():
                 if isinstance(tag, Tag) and tag.tag in ("include", "partial") and tag.target:
                     nested = resolve_include(included, tag, root())
-                    if nested is not None and str(nested) not in seen:
-                        found += units_of(nested, depth + 1, seen | {str(nested)})
+                    if nested is not None and seen.get(str(nested), _MAX_INCLUDE_DEPTH + 1) > depth + 1:
+                        seen[str(nested)] = depth + 1
+                        found += units_of(nested, depth + 1, seen)
         return found
 
     def resolve(tag: Tag) -> IncludedValue | None:
@@ -308,7 +312,7 @@ def include_resolver(path: str, config: Config, project: Project) -> Callable[[T
         target = resolve_include(owner, tag, root())
         if target is None:
             return None
-        units = units_of(target, 1, frozenset({str(target)}))
+        units = units_of(target, 1, {str(target): 1})
         if not units:
             return None
         from promptlint.core.analysis import worst_first  # asked only while a file is analysed
