@@ -73,11 +73,13 @@ from promptlint.loaders.code.values import (
     concat,
     contents,
     dedent,
+    extend,
     grown_since,
     item_segments,
     join,
     literal_text,
     segments_of,
+    start_budget,
     strip,
     text_value,
     transform_text,
@@ -104,6 +106,7 @@ def load_code(loader: Callable[..., Template], path: str, text: str, prompt_name
     load error, a warning in a folder walk), never the run."""
     from promptlint.loaders.base import LoadError
 
+    start_budget()
     try:
         return loader(path, text, prompt_names)
     except (LoadError, RecursionError):
@@ -146,6 +149,7 @@ __all__ = [
     "date_fns_format",
     "dedent",
     "dedupe",
+    "extend",
     "file_name_path",
     "grown_since",
     "intl_format",

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from promptlint.core.ir import Block, LineIndex, Segment, Slot, Span, Template, Text
 from promptlint.loaders.code.prompts import MIN_PROMPT_TEXT
+from promptlint.loaders.base import LoadError
+from promptlint.loaders.code.values import MAX_PIECES, unfolded_size
 
 # ---------------------------------------------------------------------------------------
 # Collected prompts → templates
@@ -87,6 +89,10 @@ def dedupe(prompts: list[Prompt]) -> list[Prompt]:
 
 def build_template(path: str, syntax: str, source: str, prompts: list[Prompt]) -> Template:
     """The file's template: one sub-template per prompt, and all of them in order."""
+    sizes: dict[int, int] = {}
+    # Before any walk over them: each walk unfolds every block, and each piece costs the checks.
+    if sum(unfolded_size(p.segments, sizes) for p in prompts) > MAX_PIECES:
+        raise LoadError(f"too large to evaluate its prompts (over {MAX_PIECES:,} pieces in its prompts)")
     found = [p for p in dedupe(prompts) if p.declared or literal_size(p.segments) >= MIN_PROMPT_TEXT]
     lines = LineIndex(source)  # one index of the file's lines, for it and every prompt in it
     parts = [Template(path, syntax, source, p.segments, name=p.name, shared_lines=lines) for p in found]

@@ -8,6 +8,58 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Text
+from promptlint.loaders.base import LoadError
+
+# ---------------------------------------------------------------------------------------
+# Bounds of one file's evaluation
+
+# Code builds values far larger than itself: a string doubled 30 times (`s = s + s`) holds
+# a billion pieces after 30 lines, ternaries that choose between two copies of a value
+# nest one in each branch (a prompt of 2**40 pieces, in shared blocks, that every walk over
+# it unfolds), and a prompt grown by 20,000 `+=` copies its pieces at each. Real builders
+# stay far below both bounds: in 17,000 modules of installed packages and 1,100 large
+# TypeScript/JavaScript files, the largest value held 8,500 pieces and the most one file
+# built in all was 75,000.
+MAX_PIECES = 100_000  # in one value, and in a file's prompts with their blocks unfolded
+MAX_BUILT = 20_000_000  # in all the values one file's evaluation builds (copies included)
+_built = 0
+
+
+def start_budget() -> None:
+    """A file's evaluation starts: nothing built yet."""
+    global _built
+    _built = 0
+
+
+def spend(pieces: int) -> None:
+    """Count ``pieces`` built (a value's, a copy's); a file past the bounds is refused
+    before its evaluation takes minutes or gigabytes."""
+    global _built
+    _built += pieces
+    if pieces > MAX_PIECES:
+        raise LoadError(f"too large to evaluate its prompts (a value of over {MAX_PIECES:,} pieces)")
+    if _built > MAX_BUILT:
+        raise LoadError(f"too large to evaluate its prompts (over {MAX_BUILT:,} pieces built)")
+
+
+def unfolded_size(segments: list[Segment], sizes: dict[int, int]) -> int:
+    """How many pieces ``segments`` hold with each block's body counted wherever the block
+    stands (what every walk over a prompt visits), in a time linear in the distinct blocks:
+    ``sizes`` keeps each block's by its id (blocks are shared, not copied)."""
+    stack = [seg for seg in segments if isinstance(seg, Block)]
+    while stack:
+        block = stack[-1]
+        if id(block) in sizes:
+            stack.pop()
+            continue
+        pending = [seg for seg in block.body if isinstance(seg, Block) and id(seg) not in sizes]
+        if pending:
+            stack.extend(pending)
+            continue
+        sizes[id(block)] = 1 + sum(sizes[id(seg)] if isinstance(seg, Block) else 1 for seg in block.body)
+        stack.pop()
+    return sum(sizes[id(seg)] if isinstance(seg, Block) else 1 for seg in segments)
+
 
 # ---------------------------------------------------------------------------------------
 # Symbolic values
@@ -18,6 +70,9 @@ class Str:
     """A string value: the segments it renders to."""
 
     parts: list[Segment]
+
+    def __post_init__(self) -> None:
+        spend(len(self.parts))
 
 
 @dataclass
@@ -40,6 +95,9 @@ class Lst:
     """A list of strings (sections, lines) in the order they were added."""
 
     items: list[Item]
+
+    def __post_init__(self) -> None:
+        spend(len(self.items))
 
 
 @dataclass
@@ -78,6 +136,14 @@ def concat(left: Value | None, right: Value | None, left_span: Span, right_span:
     if isinstance(left, Lst) and isinstance(right, Lst):
         return Lst(left.items + right.items)
     return Str(segments_of(left, left_span) + segments_of(right, right_span))
+
+
+def extend(value: Str, more: Value | None, span: Span) -> None:
+    """``value + more`` made in ``value`` itself, which nothing else holds (a value the
+    fold of a ``+`` chain has just made: a chain of 20,000 links copied its value at each)."""
+    added = segments_of(more, span)
+    spend(len(added))
+    value.parts.extend(added)
 
 
 def item_segments(item: Item, separator: Text | None) -> list[Segment]:
@@ -190,8 +256,11 @@ def grown_since(value: Value | None, before: list[Segment] | list[Item] | None) 
 
 
 def contents(value: Value | None) -> list[Segment] | list[Item] | None:
+    """A copy of a value's pieces (a snapshot before a branch or a loop: counted as built)."""
     if isinstance(value, Str):
+        spend(len(value.parts))
         return list(value.parts)
     if isinstance(value, Lst):
+        spend(len(value.items))
         return list(value.items)
     return None

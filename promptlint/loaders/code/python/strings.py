@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from promptlint.core.ir import Block, Expr, Segment, Slot, Text
 from promptlint.loaders.code import (
-    DEDENT_CALLEES, Item, Lst, Opaque, Str, Value, as_list, cleandoc, concat, dedent,
+    DEDENT_CALLEES, Item, Lst, Opaque, Str, Value, as_list, cleandoc, concat, dedent, extend,
     is_prompt_name, join, literal_text, segments_of, strip,
 )
 from promptlint.loaders.code.python.base import PythonBase
@@ -87,10 +87,14 @@ class Strings(PythonBase):
             chain.append(first)
             first = first.left
         value = self.eval(first, ctx)
+        made = False  # whether ``value`` is a string this fold made (nothing else holds it)
         for link in reversed(chain):
             right = self.eval(link.right, ctx)
-            if isinstance(value, Str | Lst) or isinstance(right, Str | Lst):
+            if made and isinstance(value, Str):
+                extend(value, right, self.span(link.right))
+            elif isinstance(value, Str | Lst) or isinstance(right, Str | Lst):
                 value = concat(value, right, self.span(link.left), self.span(link.right))
+                made = isinstance(value, Str)
             else:
                 value = Opaque(self.describe(link, ctx))
         return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from promptlint.core.ir import Block, Segment, Slot, Text
 from promptlint.loaders.code import (
-    DEDENT_CALLEES, Each, Item, Lst, Opaque, Str, Value, as_list, concat, dedent, join,
+    DEDENT_CALLEES, Each, Item, Lst, Opaque, Str, Value, as_list, concat, dedent, extend, join,
     literal_text, segments_of, strip,
 )
 from promptlint.loaders.code.reader import Ctx
@@ -83,11 +83,15 @@ class Strings(TsBase):
             chain.append(first)
             first = first.child_by_field_name("left")
         value = self.eval(first, ctx)
+        made = False  # whether ``value`` is a string this fold made (nothing else holds it)
         for link in reversed(chain):
             left, right = link.child_by_field_name("left"), link.child_by_field_name("right")
             right_value = self.eval(right, ctx)
-            if isinstance(value, Str | Lst) or isinstance(right_value, Str | Lst):
+            if made and isinstance(value, Str):
+                extend(value, right_value, self.span(right))
+            elif isinstance(value, Str | Lst) or isinstance(right_value, Str | Lst):
                 value = concat(value, right_value, self.span(left), self.span(right))
+                made = isinstance(value, Str)
             else:
                 value = Opaque(self.describe(link, ctx))
         return value
