@@ -177,7 +177,7 @@ def _unescape(sequence: str) -> str:
         digits = body[1:].strip("{}")
         try:
             return chr(int(digits, 16))
-        except ValueError:
+        except (ValueError, OverflowError):  # `\u{FFFFFFFFFFFF}`: past any code point (a syntax error in JS)
             return sequence
     if body[0] == "x":
         try:
