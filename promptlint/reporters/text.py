@@ -268,11 +268,11 @@ def _summary(result: FileResult) -> Text:
         line.append(f"\n    read as {what}, {evidence}; override with --syntax or [syntax] in config",
                     style="dim")
     if result.extra.get("role") == "user":
-        line.append(f"\n    read as the latest user turn ({result.extra.get('role_evidence')}): nothing after it is "
+        line.append(f"\n    read as the latest user turn ({one_line(str(result.extra.get('role_evidence')))}): nothing after it is "
                     "cached, so its volatile values cost nothing; set [role] in config if it is not", style="dim")
     extra = result.extra.get("cache")
     if isinstance(extra, dict) and extra.get("summary"):
-        line.append(f"\n    {extra['summary']}", style="dim")
+        line.append(f"\n    {one_line(str(extra['summary']))}", style="dim")  # it names the body's model
     return line
 
 
@@ -354,7 +354,7 @@ def render(report: Report, console: Console, sources: Mapping[str, Lines], show_
         if result.findings:
             emit(console)
     for message in report.notes:
-        emit(console, Text(f"note: {message}", style="dim"))
+        emit(console, Text(f"note: {one_line(message)}", style="dim"))  # it names files
     severities = Counter(f.severity for r in report.files for f in r.findings)
     severities.update(f.severity for f in report.extra_findings)
     counts = {s: severities[s] for s in ("error", "warning", "info")}
