@@ -757,3 +757,22 @@ def test_the_code_sniff_answers_as_its_regex_did(data: bytes, prompt_names: tupl
     from promptlint.loaders.code.prompts import may_hold_prompt
 
     assert may_hold_prompt(data, prompt_names) == _sniff_as_written(data, prompt_names)
+
+
+def test_the_python_readers_children_are_asts_but_the_operator_and_context_singletons() -> None:
+    # The reader's walks read each node's fields straight (ast.iter_child_nodes went
+    # through two generators: a third of reading a module); every child but `ast.Load()`,
+    # `ast.Add()` and their kind, in the same order, over every node of promptlint's source.
+    import ast
+    from pathlib import Path
+
+    from promptlint.loaders.code.python.nodes import children
+
+    singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+    root = Path(__file__).resolve().parents[1] / "promptlint"
+    walked = 0
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            assert children(node) == [c for c in ast.iter_child_nodes(node) if not isinstance(c, singletons)]
+            walked += 1
+    assert walked > 100_000

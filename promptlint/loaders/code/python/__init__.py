@@ -21,6 +21,7 @@ from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.formats import Formats
 from promptlint.loaders.code.python.helpers import Helpers
 from promptlint.loaders.code.python.nodes import _COMPOUND, _callee, _memo_decorator, _params
+from promptlint.loaders.code.python.nodes import children as _children
 from promptlint.loaders.code.python.sites import Sites
 from promptlint.loaders.code.python.statements import Statements
 from promptlint.loaders.code.python.strings import Strings
@@ -39,7 +40,7 @@ class _Reader(Statements, Sites, Strings, Formats, Helpers, PythonBase):
         todo: deque[ast.AST] = deque([self.tree])
         while todo:
             node = todo.popleft()
-            children = list(ast.iter_child_nodes(node))
+            children = _children(node)
             for child in children:
                 self.parents[id(child)] = node
                 if isinstance(node, ast.ClassDef) and isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):

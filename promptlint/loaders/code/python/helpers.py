@@ -14,7 +14,7 @@ from promptlint.loaders.code import (
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.nodes import (
     _QUIET_MODULES, _SHELL_ANY_BASE, _SHELL_MODULE_CALLS, _base_name, _callee, _command,
-    _constants, _params, _path,
+    _constants, _params, _path, children,
 )
 from promptlint.loaders.code.reader import Ctx, bound_facts, made_by_a_class, merge_value, pin
 
@@ -91,13 +91,13 @@ class Helpers(PythonBase):
             facts.calls.append("set")
         if isinstance(node, ast.Lambda):
             return
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             self.facts(child, ctx, facts)
 
     def path_facts(self, node: ast.AST, ctx: Ctx, facts: Facts) -> None:
         path = _path(node)
         if path is None:
-            for child in ast.iter_child_nodes(node):
+            for child in children(node):
                 self.facts(child, ctx, facts)
             return
         if path[:2] == ("os", "environ") and len(path) > 2:

@@ -11,6 +11,7 @@ from promptlint.loaders.code import (
     DEDENT_CALLEES, LOGGING_CALLEES, OTHER_TURN_CALLEES, SYSTEM_CALLEES, SYSTEM_ROLES, Lst,
     Value, adk, is_sink_key, join, langchain, looks_like_instructions,
 )
+from promptlint.loaders.code.python import nodes
 from promptlint.loaders.code.python.base import PythonBase
 from promptlint.loaders.code.python.nodes import (
     _SKIPPED_KEYWORDS, _base_name, _callee, _dict_get, _target_name,
@@ -132,7 +133,7 @@ class Sites(PythonBase):
             yield node
             if isinstance(node, ast.JoinedStr):
                 continue  # its parts are the f-string's own
-            children = list(ast.iter_child_nodes(node))
+            children = nodes.children(node)
             if isinstance(node, ast.Call):
                 children = [c for c in children if not (isinstance(c, ast.keyword) and c.arg in _SKIPPED_KEYWORDS)]
             if isinstance(node, ast.Dict):
