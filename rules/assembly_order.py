@@ -168,6 +168,22 @@ def _display(path: Path) -> str:
     return path.as_posix() if rel.startswith("..") else rel
 
 
+def _stable_after(
+    entries: list[tuple[str, Path, int, Volatility | None, CheckedFile | None]],
+) -> list[tuple[int, int, list[str]]]:
+    """For each entry: how many stable entries follow it, their tokens, and the names of
+    the first five; in one pass from the end (listing the stable entries after each of an
+    order's 20,000 entries was quadratic: 14 s)."""
+    after: list[tuple[int, int, list[str]]] = []
+    count = lost = 0
+    names: list[str] = []
+    for rel, _path, size, vol, _checked in reversed(entries):
+        after.append((count, lost, names))
+        if vol is None:
+            count, lost, names = count + 1, lost + size, [rel, *names[:4]]
+    return after[::-1]
+
+
 def check_project(project: Project) -> Iterator[Finding]:
     for base, files, config, configured in _groups(project):
         entries = []
@@ -176,14 +192,15 @@ def check_project(project: Project) -> Iterator[Finding]:
             size = checked.analysis.tokens if checked is not None else 0
             entries.append((rel, path, size, _volatility(rel, checked, config), checked))
         total = sum(size for _, _, size, _, _ in entries)
+        after = _stable_after(entries)
+        config_lines: list[str] | None = None
         for index, (rel, path, _size, vol, checked) in enumerate(entries):
             if vol is None:
                 continue
-            stable_after = [(r, s) for r, _, s, v, _ in entries[index + 1 :] if v is None]
-            if not stable_after:
+            count, lost, first = after[index]
+            if not count:
                 continue
-            lost = sum(s for _, s in stable_after)
-            names = ", ".join(r for r, _ in stable_after[:4]) + (" …" if len(stable_after) > 4 else "")
+            names = ", ".join(first[:4]) + (" …" if count > 4 else "")
             message = (
                 f"{rel} ({vol.evidence}; it {how_often(vol)}) is assembled before {names}: their "
                 f"{stable_tokens(lost)} {is_or_are(lost)} {rebilled(vol)}; "
@@ -193,8 +210,9 @@ def check_project(project: Project) -> Iterator[Finding]:
             if configured and config.path is not None:
                 line = config.key_lines.get("assembly.order", 1)
                 where = _display(config.path)
-                lines = config.path.read_text(encoding="utf-8").split("\n")  # as key_lines numbers them
-                end_column = len(lines[line - 1].rstrip("\r")) + 1 if line <= len(lines) else 2
+                if config_lines is None:  # read once, not once per finding
+                    config_lines = config.path.read_text(encoding="utf-8").split("\n")  # as key_lines numbers them
+                end_column = len(config_lines[line - 1].rstrip("\r")) + 1 if line <= len(config_lines) else 2
             else:
                 line, where, end_column = 1, (checked.path if checked is not None else _display(path)), 2
             severity, confidence = severity_for(vol, lost, total), vol.confidence
