@@ -26,6 +26,7 @@ What a demanding user expects to be kept, and how:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import signal
@@ -154,6 +155,10 @@ def write_atomic(path: str | os.PathLike[str], new_data: str | bytes, expected_o
     remove_stale_temps(folder, name)
     with _signals_held():
         _check_unchanged(path, target, expected_original_bytes)
+        if not os.access(target, os.W_OK):
+            # A file made read-only is not rewritten: a rename over it would succeed (its
+            # folder is writable), but its mode says not to change it (an editor asks first).
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
         before = os.stat(target)
         handle = tempfile.NamedTemporaryFile(  # noqa: SIM115  # must outlive the block until renamed
             dir=folder, prefix=f".{name}.promptlint-", suffix=TEMP_SUFFIX, delete=False
