@@ -184,6 +184,18 @@ def test_sarif_written_a_result_at_a_time_is_json_dumps_of_the_log(run_cli, writ
     assert (case == "clean") == ('"results": []' in result.stdout)
 
 
+def test_sarif_of_a_file_whose_name_is_no_utf8(run_cli, write, long_rules, sarif_schema):
+    # Such a name reaches the reporter with lone surrogates (os.fsdecode's): hashing it into
+    # the fingerprint as strict UTF-8 ended the run in "internal error: UnicodeEncodeError".
+    name = os.fsdecode(b"caf\xe9.j2")
+    path = write(name, f"Now: {CLOCK}\n{long_rules}\n")
+    result, log = _sarif(run_cli, name, "--select", "PC101", cwd=path.parent)
+    assert result.exit_code == 1
+    jsonschema.validate(log, sarif_schema)
+    (found,) = log["runs"][0]["results"]
+    assert found["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "caf%E9.j2"
+
+
 @pytest.mark.parametrize("name", ["with space.j2", "café.j2", "notes#1.j2", "why?.j2", "c:draft.j2", "100%.j2"])
 def test_sarif_uris_are_percent_encoded_references_to_the_file(run_cli, write, long_rules, name):
     # Written raw, `notes#1.j2` was the file `notes` with a fragment, `c:draft.j2` a URI of

@@ -57,7 +57,8 @@ def _fingerprint(finding: Finding, flagged: str, occurrence: int) -> str:
     """Stable across line moves: the rule, the file, the flagged text and which occurrence
     of that text in the file it is, never the line number."""
     key = "\0".join((finding.rule, finding.path, flagged.strip(), str(occurrence)))
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    # A file name that is no UTF-8 holds lone surrogates (os.fsdecode's): hashed as they are.
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _region(finding: Finding, lines: Lines | None) -> dict[str, Any]:
