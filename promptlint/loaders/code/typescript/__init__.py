@@ -11,7 +11,7 @@ module (two calls deep). See :mod:`promptlint.loaders.code` for which strings ar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from promptlint.core.ir import Template
 from promptlint.loaders.code import build_template, is_prompt_name, may_hold_prompt
@@ -19,7 +19,7 @@ from promptlint.loaders.code.reader import Ctx
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.helpers import Helpers
 from promptlint.loaders.code.typescript.nodes import (
-    _FUNCTIONS, _MEMO_CALLEES, Node, _callee, _params, _unwrap,
+    _FUNCTIONS, _MEMO_CALLEES, Node, _callee, _params, _unwrap, collected,
 )
 from promptlint.loaders.code.typescript.sites import Sites
 from promptlint.loaders.code.typescript.statements import Statements
@@ -35,10 +35,11 @@ class _Reader(Statements, Sites, Strings, Helpers, TsBase):
 
     def read(self) -> Template:
         root = self.tree.root_node
-        self.collect(root)
+        found = collected(root, self.grammar)
+        self.collect(found)
         self.run(root.named_children, self.module)
         self.finish(self.module)
-        for fn in self._all_functions(root):
+        for fn in (node for node, _ in found if node.type in _FUNCTIONS):  # in document order
             # A function whose text and names hold no prompt word sends no prompt itself
             # (it is still followed when a prompt calls it): not walked, which keeps
             # ordinary modules that mention `prompt` once cheap.
@@ -49,12 +50,12 @@ class _Reader(Statements, Sites, Strings, Helpers, TsBase):
         template.statements = self.statements
         return template
 
-    def collect(self, root: Node) -> None:
+    def collect(self, found: list[tuple[Node, int]]) -> None:
         """Helper functions, class methods and memoised builders of the module; multi-line
-        statements (for suppression comments)."""
-        stack = [root]
-        while stack:
-            node = stack.pop()
+        statements (for suppression comments). ``found``: :func:`collected`, taken in the
+        order a walk from the last child to the first meets them (which of two functions of
+        one name is kept, the statements' order)."""
+        for node, _depth in sorted(found, key=lambda pair: (-pair[0].end_byte, pair[0].start_byte, pair[1])):
             kind = node.type
             if kind.endswith(("_statement", "_declaration")) and kind not in ("export_statement",) \
                     and node.start_point[0] != node.end_point[0] and kind not in (
@@ -82,15 +83,6 @@ class _Reader(Statements, Sites, Strings, Helpers, TsBase):
                 name = node.child_by_field_name("name")
                 if name is not None:
                     self.methods.setdefault(self.text(name), node)
-            stack.extend(node.named_children)
-
-    def _all_functions(self, root: Node) -> Iterator[Node]:
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type in _FUNCTIONS:
-                yield node
-            stack.extend(reversed(node.named_children))
 
     def read_function(self, fn: Node) -> None:
         ctx = Ctx(parent=self.module, params=frozenset(_params(fn, self.text)), memoised=self.memoised.get(fn.id),

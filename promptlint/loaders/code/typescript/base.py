@@ -21,6 +21,7 @@ _STARTS_CHARACTER = bytes(0 if 0x80 <= b <= 0xBF else 1 for b in range(256))
 class TsBase(Reader):
     def __init__(self, path: str, source: str, grammar: str, syntax: str, prompt_names: tuple[str, ...]) -> None:
         self.path, self.source, self.syntax, self.prompt_names = path, source, syntax, prompt_names
+        self.grammar = grammar
         self.data = source.encode("utf-8")
         self.tree = parse(source, grammar)
         if len(self.data) == len(source):

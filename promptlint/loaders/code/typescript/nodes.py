@@ -3,6 +3,7 @@ TypeScript/JavaScript reader knows."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -62,6 +63,48 @@ def parse(source: str, grammar: str) -> Any:
     return tree_sitter.Parser(_language(grammar)).parse(source.encode("utf-8"))
 
 
+
+
+# What the reader collects before it reads: statements and declarations (each kind of the
+# grammar's that ends so), functions, variable declarators and methods.
+_COLLECTED_SUFFIXES = ("_statement", "_declaration")
+
+
+@cache
+def _collect_query(grammar: str) -> Any:
+    """A query that captures every node of the kinds :func:`collected` returns."""
+    import tree_sitter
+
+    language = _language(grammar)
+    kinds = set(_FUNCTIONS) | {"variable_declarator", "method_definition"}
+    for kind_id in range(language.node_kind_count):
+        if language.node_kind_is_named(kind_id) and language.node_kind_is_visible(kind_id):
+            kind = language.node_kind_for_id(kind_id)
+            if kind is not None and kind.endswith(_COLLECTED_SUFFIXES):
+                kinds.add(kind)
+    known = [kind for kind in sorted(kinds) if language.id_for_node_kind(kind, True) is not None]
+    return tree_sitter.Query(language, "[" + " ".join(f"({kind})" for kind in known) + "] @node")
+
+
+def collected(root: Node, grammar: str) -> list[tuple[Node, int]]:
+    """The statements, declarations, functions, variable declarators and methods under
+    ``root``, found by a tree-sitter query (in C: a walk over every node in Python took a
+    third of reading a module), in document order, an enclosing node before the nodes in it:
+    each with its depth where another node has the same span (a statement that is one
+    function expression), else 0."""
+    import tree_sitter
+
+    found = tree_sitter.QueryCursor(_collect_query(grammar)).captures(root).get("node", [])
+    spans = Counter((node.start_byte, node.end_byte) for node in found)
+    ranked = [(node, _depth(node) if spans[node.start_byte, node.end_byte] > 1 else 0) for node in found]
+    return sorted(ranked, key=lambda pair: (pair[0].start_byte, -pair[0].end_byte, pair[1]))
+
+
+def _depth(node: Node) -> int:
+    depth = 0
+    while node is not None:
+        node, depth = node.parent, depth + 1
+    return depth
 
 
 def _unwrap(node: Node) -> Node:
