@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from promptlint.core.findings import SEVERITIES, Lines, Report
+from promptlint.core.findings import SEVERITIES, Lines, Report, one_line
 from promptlint.core.ir import SYNTAXES
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ def check(
         try:
             changed.verify_ref(changed_since, list(paths))
         except changed.ChangedSinceError as exc:
-            click.echo(f"error: --changed-since {changed_since}: {exc}", err=True)
+            click.echo(f"error: --changed-since {one_line(changed_since)}: {one_line(str(exc))}", err=True)
             sys.exit(EXIT_FAILED)
     if show_diff:
         # The diff is the output; exit 1 when a fix would change a file (as ruff check --diff).
@@ -230,7 +230,7 @@ def check(
         try:
             dropped = changed.keep_changed(report, changed.changed_lines(changed_since, list(paths)))
         except changed.ChangedSinceError as exc:
-            click.echo(f"error: --changed-since {changed_since}: {exc}", err=True)
+            click.echo(f"error: --changed-since {one_line(changed_since)}: {one_line(str(exc))}", err=True)
             sys.exit(EXIT_FAILED)
         if dropped:
             report.notes.append(f"{dropped} finding(s) on lines unchanged since {changed_since} not shown")
@@ -274,7 +274,6 @@ def _print_report(report: object, output_format: str, *, show_frames: bool) -> N
             click.echo(chunk, nl=False)
         click.echo()
     elif output_format == "github":
-        from promptlint.core.findings import one_line
         from promptlint.reporters import github
 
         annotations = github.render(report)
@@ -418,8 +417,6 @@ def replay_command(log: str, provider: str | None, model: str | None, output_for
         result = replay.replay(lambda: replay.iter_log(log, max_line_bytes=max_line_bytes), provider=provider,
                                model=model)
     except replay.ReplayError as exc:
-        from promptlint.core.findings import one_line
-
         message = str(exc)
         # Most messages name the log and line already; the few about the whole log do not.
         if not message.startswith(f"{log}:"):

@@ -93,6 +93,15 @@ def test_unknown_ref_is_a_one_line_error_before_any_file_is_checked(run_cli, rep
         f"error: --changed-since no-such-ref: not a commit in the repository at {repo.resolve()}"]
 
 
+def test_a_ref_with_a_line_break_or_an_escape_is_named_on_one_line(run_cli, repo):
+    # `--changed-since "$(printf 'bad\nref')"` printed its error over two lines, and an
+    # escape sequence in the ref reached the terminal.
+    result = run_cli("check", "--changed-since", "bad\nref\x1b[31m", "old.j2", cwd=repo)
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: --changed-since bad\\nref\\x1b[31m: ") and "\x1b" not in line
+
+
 def test_outside_a_repository_is_a_one_line_error(run_cli, tmp_path):
     (tmp_path / "a.md").write_text("static\n")
     result = run_cli("check", "--changed-since", "main", str(tmp_path / "a.md"))
