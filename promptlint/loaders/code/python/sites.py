@@ -140,4 +140,6 @@ class Sites(PythonBase):
                 children = [v for k, v in zip(node.keys, node.values, strict=True)  # type: ignore[assignment]
                             if not (isinstance(k, ast.Constant) and k.value in _SKIPPED_KEYWORDS)] + \
                            [k for k in node.keys if k is not None]
+            for child in children:  # what climb() and _in_chat_template() go up through
+                self.parents[id(child)] = node
             stack.extend(reversed(children))
