@@ -190,16 +190,31 @@ _FENCE_TEXTS = st.lists(st.sampled_from(["```", "~~~", "````", "~~~~", "```pytho
 @example("```\n    ```\n```python\n~~~\n```\n~~~~\nx")
 @example("  ```\n```\r\n~~~\n\n   ~~~ x\n~~~\u2028\n")
 def test_fences_read_from_the_whole_text_are_those_of_its_lines(text: str) -> None:
-    # The inference and PC105 find fences in the text whole (str.find for each run, not a
-    # loop over every line); the fix's layout reads the lines. They must agree.
-    from promptlint.core.fences import fenced_regions, split_lines
+    # Found by str.find in the text whole (a loop over every line took most of a long page's
+    # syntax inference); the lines' walk as first written is the oracle.
+    from promptlint.core.fences import _FENCE, fenced_regions, split_lines
+
+    def walked(lines: list[str]) -> list[tuple[int, int, bool]]:
+        found: list[tuple[int, int, bool]] = []
+        opened: tuple[int, str, int, int] | None = None  # first line, character, run, indent
+        for i, line in enumerate(lines):
+            match = _FENCE.match(line)
+            if match is None:
+                continue
+            indent, run = len(match.group(1)), match.group(2)
+            if opened is None:
+                opened = (i, run[0], len(run), indent)
+            elif run[0] == opened[1] and len(run) >= opened[2] and indent <= opened[3] + 3 and line.strip() == run:
+                found.append((opened[0], i, True))
+                opened = None
+        return found + ([(opened[0], len(lines) - 1, False)] if opened is not None else [])
 
     lines = split_lines(text)
     regions = fenced_regions(text)
-    assert [r[:3] for r in regions] == fences(lines)
+    assert [r[:3] for r in regions] == walked(lines) == fences(lines)
     starts = [sum(map(len, lines[:i])) for i in range(len(lines) + 1)]
     assert [(start, end) for *_, start, end in regions] == [(starts[first], starts[last + 1])
-                                                            for first, last, _ in fences(lines)]
+                                                            for first, last, _ in walked(lines)]
 
 
 def _nested_blocks(draw_parts: list[int]) -> str:

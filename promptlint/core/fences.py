@@ -25,24 +25,9 @@ _FENCE = re.compile(r"( *)(`{3,}|~{3,})")
 
 
 def fences(lines: Sequence[str]) -> list[tuple[int, int, bool]]:
-    """``(first, last, closed)`` of each fenced code block, by 0-based index in ``lines``."""
-    found: list[tuple[int, int, bool]] = []
-    opened: tuple[int, str, int, int] | None = None  # first line, character, run, indent
-    for i, line in enumerate(lines):
-        if "```" not in line and "~~~" not in line:
-            continue
-        match = _FENCE.match(line)
-        if match is None:
-            continue
-        indent, run = len(match.group(1)), match.group(2)
-        if opened is None:
-            opened = (i, run[0], len(run), indent)
-        elif run[0] == opened[1] and len(run) >= opened[2] and indent <= opened[3] + 3 and line.strip() == run:
-            found.append((opened[0], i, True))
-            opened = None
-    if opened is not None:
-        found.append((opened[0], len(lines) - 1, False))
-    return found
+    """``(first, last, closed)`` of each fenced code block, by 0-based index in ``lines``
+    (:func:`split_lines` of a text: see :func:`fenced_regions`)."""
+    return [(first, last, closed) for first, last, closed, _start, _end in fenced_regions("".join(lines))]
 
 
 def split_lines(text: str) -> list[str]:
@@ -53,11 +38,11 @@ def split_lines(text: str) -> list[str]:
 
 
 def fenced_regions(text: str) -> list[tuple[int, int, bool, int, int]]:
-    """``fences(split_lines(text))``, read from the text whole (only the lines that hold a run
-    of three backticks or tildes are looked at, found by ``str.find``: a loop over every line
-    of a long page took most of the time): ``(first, last, closed)`` of each fenced code
-    block, and the offsets where its first line starts and where its last line ends (after
-    its ``"\n"``)."""
+    """``(first, last, closed)`` of each fenced code block of ``text``, by 0-based index in
+    :func:`split_lines`, and the offsets where its first line starts and where its last line
+    ends (after its ``"\n"``). Only the lines that hold a run of three backticks or tildes are
+    looked at, found by ``str.find`` (a loop over every line of a long page took most of the
+    time of its syntax inference)."""
     starts: set[int] = set()  # where each line that holds a run starts
     for run in ("```", "~~~"):
         at = text.find(run)
