@@ -19,7 +19,7 @@ from promptlint.loaders.code.reader import Ctx
 from promptlint.loaders.code.typescript.base import TsBase
 from promptlint.loaders.code.typescript.helpers import Helpers
 from promptlint.loaders.code.typescript.nodes import (
-    _FUNCTIONS, _MEMO_CALLEES, Node, _callee, _params, _unwrap, collected,
+    _COLLECTED_SUFFIXES, _FUNCTIONS, _MEMO_CALLEES, Node, _callee, _params, _unwrap, collected,
 )
 from promptlint.loaders.code.typescript.sites import Sites
 from promptlint.loaders.code.typescript.statements import Statements
@@ -57,7 +57,7 @@ class _Reader(Statements, Sites, Strings, Helpers, TsBase):
         one name is kept, the statements' order)."""
         for node, _depth in sorted(found, key=lambda pair: (-pair[0].end_byte, pair[0].start_byte, pair[1])):
             kind = node.type
-            if kind.endswith(("_statement", "_declaration")) and kind not in ("export_statement",) \
+            if kind.endswith(_COLLECTED_SUFFIXES) and kind not in ("export_statement",) \
                     and node.start_point[0] != node.end_point[0] and kind not in (
                     "if_statement", "for_statement", "for_in_statement", "while_statement", "class_declaration",
                     "function_declaration", "try_statement", "switch_statement", "do_statement"):
