@@ -7,9 +7,14 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from promptlint.core.fences import fences
+from promptlint.core.fences import fenced_regions
 from promptlint.core.layout import Layout
 from promptlint.loaders import load_text
+
+
+def fences(lines: list[str]) -> list[tuple[int, int, bool]]:
+    """``(first, last, closed)`` of each fence of the text these lines make."""
+    return [region[:3] for region in fenced_regions("".join(lines))]
 
 _ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
@@ -192,7 +197,7 @@ _FENCE_TEXTS = st.lists(st.sampled_from(["```", "~~~", "````", "~~~~", "```pytho
 def test_fences_read_from_the_whole_text_are_those_of_its_lines(text: str) -> None:
     # Found by str.find in the text whole (a loop over every line took most of a long page's
     # syntax inference); the lines' walk as first written is the oracle.
-    from promptlint.core.fences import _FENCE, fenced_regions, split_lines
+    from promptlint.core.fences import _FENCE, split_lines
 
     def walked(lines: list[str]) -> list[tuple[int, int, bool]]:
         found: list[tuple[int, int, bool]] = []

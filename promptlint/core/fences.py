@@ -19,19 +19,12 @@ indented code block, which is code all the same.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 _FENCE = re.compile(r"( *)(`{3,}|~{3,})")
 
 
-def fences(lines: Sequence[str]) -> list[tuple[int, int, bool]]:
-    """``(first, last, closed)`` of each fenced code block, by 0-based index in ``lines``
-    (:func:`split_lines` of a text: see :func:`fenced_regions`)."""
-    return [(first, last, closed) for first, last, closed, _start, _end in fenced_regions("".join(lines))]
-
-
 def split_lines(text: str) -> list[str]:
-    """``text``'s lines as :func:`fences` reads them: each with its ``"\\n"``, a last line
+    """``text``'s lines as :func:`fenced_regions` numbers them: each with its ``"\\n"``, a last line
     without one kept, an empty one not."""
     *ended, rest = text.split("\n")
     return [line + "\n" for line in ended] + ([rest] if rest else [])
