@@ -88,22 +88,53 @@ _EXAMPLE = re.compile(r"(?<!\w)e\.g\.|(?<![.@/\w-])(?:example|for instance|such 
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
 # What every value ``_scan`` finds holds (a time of day, an ISO date, a UUID's version digit).
 _DIGIT = re.compile(r"\d")
-# What a line needs for either: a digit, or a label's colon or equals sign.
+# What a line needs for either: a digit, or a label's colon or equals sign. A text needs
+# that, or an e-mail address's "@" (a signed-in user), for any value.
 _CANDIDATE = re.compile(r"[\d:=]")
-# What a text needs for any value: that, or an e-mail address's "@" (a signed-in user).
-_TRIGGER = re.compile(r"[\d:=@]")
-_TRIGGER_ASCII = ":=@0123456789"
+_CANDIDATE_ASCII = ":=0123456789"
 
 # In ASCII text these searches are made by ``str.find``, which scans many times faster than a
 # pattern's character class (``\d`` means ASCII digits there); other text is read by the
 # pattern (``\d`` takes in every script's digits, and a case-blind match more than ``lower``).
 
 
-def _holds_any(text: str, chars: str, pattern: re.Pattern[str]) -> bool:
-    """Whether ``text`` holds a character ``pattern`` (one class: ``chars`` in ASCII) matches."""
-    if text.isascii():
-        return any(c in text for c in chars)
-    return pattern.search(text) is not None
+class _Candidates:
+    """Where the characters :data:`_CANDIDATE` matches are in a text, from a point on.
+
+    In ASCII text each character is found by ``str.find`` (memchr: many times faster than
+    the pattern, whose class is read a character at a time, over a label's colon at the end
+    of 8 KB of prose), and its next offset kept, so that however many points are asked
+    about, the text is scanned for each character once. Other text is searched by the
+    pattern (``\\d`` takes in every script's digits there)."""
+
+    __slots__ = ("text", "following", "found")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.following: dict[str, int] | None = None  # each character's next offset (ASCII)
+        if text.isascii():
+            self.following = {c: at for c in _CANDIDATE_ASCII if (at := text.find(c)) >= 0}
+            self.found = bool(self.following)
+        else:
+            self.found = _CANDIDATE.search(text) is not None
+
+    def first_from(self, at: int) -> int:
+        """The offset of the first candidate at or after ``at``; -1 when there is none."""
+        following = self.following
+        if following is None:
+            hit = _CANDIDATE.search(self.text, at)
+            return -1 if hit is None else hit.start()
+        first = -1
+        for char, offset in list(following.items()):
+            if offset < at:
+                offset = self.text.find(char, at)
+                if offset < 0:
+                    del following[char]  # none further on: not looked for again
+                    continue
+                following[char] = offset
+            if first < 0 or offset < first:
+                first = offset
+        return first
 
 
 def _may_match(text: str, words: tuple[str, ...]) -> bool:
@@ -182,7 +213,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     strong: list[tuple[int, str, literals.Rendered]] = []  # (the text's offset, the text, the value in it)
     weak: list[tuple[int, int, str, bool]] = []  # (start, end, what, under a plain label) in the file
     for text in _texts(template.segments):
-        if not _holds_any(text.text, _TRIGGER_ASCII, _TRIGGER):
+        candidates = _Candidates(text.text)
+        if not candidates.found and "@" not in text.text:
             continue  # no digit, label or address: nothing here for any pattern to find
         source = template.source[text.span.start : text.span.end]
         # Escaped or stripped text differs from the source; only exact copies are read.
@@ -197,15 +229,15 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             strong += [(text.span.start, source, r) for r in found]
         # Every value found has a digit or follows a label: only the lines with one are read,
         # each found by a search from the end of the line before (not every digit's offset).
-        hit = _CANDIDATE.search(source)
-        if hit is None:
+        hit = candidates.first_from(0)
+        if hit < 0:
             continue
         lines = source.splitlines(keepends=True)
         ends = list(accumulate(map(len, lines)))
-        while hit is not None:
-            i = bisect_right(ends, hit.start())
+        while hit >= 0:
+            i = bisect_right(ends, hit)
             line, offset = lines[i], text.span.start + (ends[i - 1] if i else 0)
-            hit = _CANDIDATE.search(source, ends[i])
+            hit = candidates.first_from(ends[i])
             found_here = [(s, e, w, False) for s, e, w in (_scan(line) if _DIGIT.search(line) else ())]
             found_here += _moment(line) if ":" in line or "=" in line else []
             if found_here and template.position(offset).line not in fenced and not _EXAMPLE.search(line):
