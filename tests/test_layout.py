@@ -7,7 +7,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from promptlint.core.fences import fenced_regions
+from promptlint.core.fences import fenced_regions, may_hold_fences
 from promptlint.core.layout import Layout
 from promptlint.loaders import load_text
 
@@ -217,6 +217,9 @@ def test_fences_read_from_the_whole_text_are_those_of_its_lines(text: str) -> No
     lines = split_lines(text)
     regions = fenced_regions(text)
     assert [r[:3] for r in regions] == walked(lines) == fences(lines)
+    assert may_hold_fences(text) == ("```" in text or "~~~" in text)
+    if not may_hold_fences(text):
+        assert regions == []
     starts = [sum(map(len, lines[:i])) for i in range(len(lines) + 1)]
     assert [(start, end) for *_, start, end in regions] == [(starts[first], starts[last + 1])
                                                             for first, last, _ in walked(lines)]

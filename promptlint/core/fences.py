@@ -30,6 +30,13 @@ def split_lines(text: str) -> list[str]:
     return [line + "\n" for line in ended] + ([rest] if rest else [])
 
 
+def may_hold_fences(text: str) -> bool:
+    """False where ``text`` holds no run of three backticks or tildes, and so no fence: said
+    by ``str.find`` of one character first (memchr), many times faster over text without one
+    (most files) than a search for three."""
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
+
+
 def fenced_regions(text: str) -> list[tuple[int, int, bool, int, int]]:
     """``(first, last, closed)`` of each fenced code block of ``text``, by 0-based index in
     :func:`split_lines`, and the offsets where its first line starts and where its last line

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePath
 
-from promptlint.core.fences import fenced_regions
+from promptlint.core.fences import fenced_regions, may_hold_fences
 
 EXTENSIONS: dict[str, str] = {
     ".j2": "jinja",
@@ -216,7 +216,7 @@ def _outside_fences(text: str) -> str:
     """The text with fenced code blocks blanked (same length, line breaks kept): placeholders
     inside an example are not evidence that the file itself is a template. Fences as the
     fix's layout reads them (:mod:`promptlint.core.fences`)."""
-    if "```" not in text and "~~~" not in text:
+    if not may_hold_fences(text):
         return text  # no fence at all (most files): nothing to blank
     pieces, at = [], 0
     for _first, _last, _closed, start, end in fenced_regions(text):
