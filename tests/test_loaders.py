@@ -586,6 +586,12 @@ def test_a_file_is_read_whole_up_to_the_limit_and_one_byte_past_it(tmp_path: Pat
         status = read_bytes("/proc/self/status", 1 << 20)
         assert status.startswith(b"Name:") and len(status) > 100
         assert len(read_bytes("/proc/self/status", 10)) == 11
+        assert read_bytes("/proc/self/status", None).startswith(b"Name:")
+    # Longer than one read's ask after the first: read in pieces, joined.
+    grown = tmp_path / "big.md"
+    grown.write_bytes(bytes(range(256)) * 20000)
+    assert read_bytes(str(grown), None) == bytes(range(256)) * 20000
+    assert read_bytes(str(grown), 8 << 20) == bytes(range(256)) * 20000
 
 
 def test_jinja_colon_before_a_body_is_read_as_jinja2_reads_it(load) -> None:  # type: ignore[no-untyped-def]
