@@ -30,6 +30,29 @@ def test_the_plain_report_is_what_rich_prints_without_colour() -> None:
     assert "PC101" in plain.getvalue() and "\x1b" not in plain.getvalue()
 
 
+def test_a_plain_report_is_written_in_few_writes_and_the_same_characters() -> None:
+    # Where the stream writes through (PYTHONUNBUFFERED), each write is a system call: a
+    # report of many findings is gathered and written some 64 KB at a time.
+    source = "User: {{ user.name }}\n" + "Keep the diff small and explain each step.\n" * 200
+    paths = [f"agents/agent-{i}.j2" for i in range(300)]
+    report = Report(files=[check_text(source, path=path, syntax="jinja") for path in paths])
+    sources = {path: source.split("\n") for path in paths}
+
+    class Counting(io.StringIO):
+        writes = 0
+
+        def write(self, piece: str) -> int:
+            Counting.writes += 1
+            return super().write(piece)
+
+    out = Counting()
+    text.render(report, text.PlainConsole(out, 80), sources)
+    rich_out = io.StringIO()
+    text.render(report, Console(file=rich_out, color_system=None, highlight=False, soft_wrap=True, width=80), sources)
+    assert out.getvalue() == rich_out.getvalue()
+    assert len(out.getvalue()) > 1 << 16 and Counting.writes <= len(out.getvalue()) // (1 << 16) + 1
+
+
 def _render(report: Report) -> str:
     from promptlint.cli import _source_lines
 
