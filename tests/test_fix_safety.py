@@ -170,9 +170,38 @@ def test_an_error_while_writing_in_place_puts_the_original_back(tmp_path: Path, 
     monkeypatch.setattr(write_mod.os, "pwrite", disk_full_once)
     result = fix_file(str(path))
     assert not result.written
-    assert result.problems == [f"{path}: could not write (No space left on device)"]
+    assert result.write_error == f"{path}: could not write (No space left on device)" and result.problems == []
     assert path.read_text() == FIXABLE and (tmp_path / "b.j2").read_text() == FIXABLE
     assert _temps(tmp_path) == []
+
+
+def test_a_fix_that_cannot_be_written_fails_the_run_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Not "proof failed or file changed", exit 1: the run itself failed (exit 2), as when a
+    # file cannot be read; the other file is still fixed, this one left as it was.
+    from click.testing import CliRunner
+
+    from promptlint.cli import main
+    from promptlint.fix import FixReport
+    from promptlint.reporters.fixreport import exit_code
+
+    stuck, other = tmp_path / "stuck.j2", tmp_path / "other.j2"
+    stuck.write_text(FIXABLE)
+    other.write_text(FIXABLE)
+    real_replace = os.replace
+
+    def read_only_disk(src: str, dst: str) -> None:
+        if dst.endswith("stuck.j2"):
+            raise OSError(errno.EROFS, "Read-only file system")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(write_mod.os, "replace", read_only_disk)
+    result = CliRunner().invoke(main, ["fix", str(stuck), str(other)])
+    assert result.exit_code == 2, result.output
+    assert f"    error: {stuck}: could not write (Read-only file system)\n" in result.output
+    assert "2 file(s): 1 fixed, 1 would change, 1 could not be written" in result.output
+    assert "proof failed" not in result.output
+    assert stuck.read_text() == FIXABLE and other.read_text() != FIXABLE
+    assert exit_code(FixReport(files=[fix_file(str(stuck))])) == 2
 
 
 # -- line endings ----------------------------------------------------------------------------
@@ -285,7 +314,7 @@ def test_an_exception_while_writing_leaves_the_original_and_no_temporary_file(
         with pytest.raises(KeyboardInterrupt):
             fix_file(str(path))
     else:
-        assert fix_file(str(path)).problems == [f"{path}: could not write (Input/output error)"]
+        assert fix_file(str(path)).write_error == f"{path}: could not write (Input/output error)"
     assert path.read_text() == FIXABLE
     assert _temps(tmp_path) == []
 

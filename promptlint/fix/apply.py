@@ -46,6 +46,9 @@ class FixResult:
     error: str | None = None
     # Why the file was not read at all (over `max-file-size`): a warning, as check says it.
     skipped: str | None = None
+    # Why a proved rewrite could not be written (permission, a read-only or full disk): the
+    # run failed (exit 2), as when a file cannot be read; the file is as it was.
+    write_error: str | None = None
 
     @property
     def diff(self) -> str:
@@ -67,7 +70,7 @@ class FixReport:
 
     @property
     def failed(self) -> bool:
-        return bool(self.errors) or any(r.error for r in self.files)
+        return bool(self.errors) or any(r.error or r.write_error for r in self.files)
 
 
 @dataclass
@@ -164,7 +167,7 @@ def _write(pending: _Pending) -> None:
     except FileChangedError as exc:
         result.problems.append(f"{pending.shown}: {exc.reason}")
     except OSError as exc:
-        result.problems.append(f"{pending.shown}: could not write ({exc.strerror or exc})")
+        result.write_error = f"{pending.shown}: could not write ({exc.strerror or exc})"
     else:
         result.written = True
 

@@ -95,6 +95,8 @@ def _file(result: FixResult, console: Console, show_diff: bool, write: bool) -> 
         emit(console, Text("    ") + Text(one_line(line), style="dim"))
     for line in result.problems:
         emit(console, Text("    not written: ", style="bold red") + Text(one_line(line)))
+    if result.write_error:
+        emit(console, Text("    error: ", style="bold red") + Text(one_line(result.write_error)))
     diff = result.diff if show_diff else ""
     if diff:
         emit(console, _diff(diff, plain_output(console)), end="")
@@ -137,11 +139,14 @@ def render(
     would = sum(1 for r in report.files if r.changed and not r.written)
     refused = sum(1 for r in report.files if r.problems)
     failed = sum(1 for r in report.files if r.error) + len(report.errors)
+    unwritten = sum(1 for r in report.files if r.write_error)
     tail = Text(f"{len(report.files)} file(s): {fixed} fixed")
     if would:
         tail.append(f", {would} would change", style="yellow")
     if refused:
         tail.append(f", {refused} not fixed (proof failed or file changed)", style="bold red")
+    if unwritten:
+        tail.append(f", {unwritten} could not be written", style="bold red")
     if failed:
         tail.append(f", {failed} could not be read", style="bold red")
     emit(console, tail)
@@ -150,7 +155,8 @@ def render(
 
 
 def exit_code(report: FixReport, *, check: bool = False) -> int:
-    """2: the run failed; 1: a proof failed, or (``check``, also ``--diff``) a fix would
+    """2: the run failed (a file could not be read, or a proved fix written); 1: a proof
+    failed or a file changed while it was fixed, or (``check``, also ``--diff``) a fix would
     change a file; else 0."""
     if report.failed:
         return 2
