@@ -175,12 +175,8 @@ def check_text(text: str, path: str = "<string>", syntax: str | None = None, con
 
 
 def _describe(exc: LoadError) -> str:
-    """A load error as the one line a report shows (a loader's message may quote text
-    with a line break in it: it is escaped, never printed as a second line)."""
-    where = f"line {exc.line}: " if exc.line else ""
-    if exc.line and exc.column:
-        where = f"line {exc.line}, column {exc.column}: "
-    return where + one_line(exc.message)
+    """A load error as the one line a report shows."""
+    return exc.describe()
 
 
 def check_file(path: PathArg, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
@@ -686,7 +682,7 @@ def _check_project(project: Project, report: Report, cache: ResultCache | None =
             continue
         for tag in includer.template.walk():
             if isinstance(tag, Tag) and tag.tag in ("include", "partial", "extends"):
-                problem = include_problem(includer, tag)
+                problem = include_problem(includer, tag, project)
                 if problem is not None:
                     where = includer.template.position(tag.span.start)
                     report.warnings.append(f"{includer.path}:{where.line}:{where.column}: {tag.tag} {problem}")

@@ -90,6 +90,9 @@ class Project:
     # Parent templates of `{% extends %}`, read (not analysed) once each.
     _templates: dict[str, Template | None] = field(default_factory=dict)
 
+    # Why each file that could not be read (an include, a parent) was not: said where it is
+    # included, since its content goes unchecked.
+    _unreadable: dict[str, str] = field(default_factory=dict)
     # Each folder's real path, resolved once (a file's own is its folder's, unless it is a link).
     _folders: dict[str, str] = field(default_factory=dict)
     _paths: dict[str | Path, str] = field(default_factory=dict)
@@ -127,9 +130,15 @@ class Project:
                 from promptlint.core.analysis import analyze
 
                 self._loaded[key] = CheckedFile(str(path), template, analyze(template, encoding, config.overrides), config)
-            except (LoadError, OSError):
+            except (LoadError, OSError) as exc:
                 self._loaded[key] = None
+                self._unreadable[key] = _why(exc)
         return self._loaded[key]
+
+    def unreadable(self, path: str | Path) -> str | None:
+        """Why a file this run tried to read (an include, a parent template) could not be
+        read; None when it was, or was not tried."""
+        return self._unreadable.get(self.real_path(path))
 
     def template(self, path: str | Path) -> Template | None:
         """A file's parsed template (a parent of `{% extends %}`); None if unreadable."""
@@ -141,8 +150,9 @@ class Project:
             else:
                 try:
                     self._templates[key] = load_file(str(path))
-                except (LoadError, OSError):
+                except (LoadError, OSError) as exc:
                     self._templates[key] = None
+                    self._unreadable[key] = _why(exc)
         return self._templates[key]
 
     def is_checked(self, path: str | Path) -> CheckedFile | None:
@@ -227,11 +237,21 @@ def _candidates(checked: CheckedFile, tag: Tag, root: Path) -> Iterator[str]:
                 yield os.path.join(base, target + suffix)
 
 
-def include_problem(checked: CheckedFile, tag: Tag) -> str | None:
+def _why(exc: LoadError | OSError) -> str:
+    return exc.describe() if isinstance(exc, LoadError) else (exc.strerror or str(exc))
+
+
+def include_problem(checked: CheckedFile, tag: Tag, project: Project | None = None) -> str | None:
     """Why an include or partial could not be followed (its content then goes unchecked),
-    or None when it resolves or names no file (a dynamic ``{% include name %}``)."""
-    if not tag.target or resolve_include(checked, tag) is not None:
+    or None when it resolves or names no file (a dynamic ``{% include name %}``). With
+    ``project``, a file it resolves to that could not be read (binary, not UTF-8, a syntax
+    error) is said too."""
+    if not tag.target:
         return None
+    target = resolve_include(checked, tag)
+    if target is not None:
+        why = project.unreadable(target) if project is not None else None
+        return None if why is None else f"`{tag.target}` could not be read ({why}): its content was not checked"
     root = project_root(checked.path, checked.config)
     if any(_real(name)[1] for name in _candidates(checked, tag, root)):
         return f"`{tag.target}` is outside the project root {root}: its content was not checked"

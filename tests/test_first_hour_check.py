@@ -296,6 +296,28 @@ def test_a_missing_include_is_said(run_cli, write):
     assert "a.j2:2:1" in warning and "nope.j2" in warning and "not found" in warning
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_include_or_parent_that_cannot_be_read_is_said_with_why(run_cli, tmp_path, jobs):
+    # Found but unreadable (binary, not UTF-8, a syntax error): its content goes unchecked
+    # as a missing one's does, and was said by nothing.
+    (tmp_path / "bin.j2").write_bytes(b"abc\x00def")
+    (tmp_path / "latin.mustache").write_bytes(b"caf\xe9 {{ name }}\n")
+    (tmp_path / "broken.j2").write_text("{% if x %}never closed\n")
+    (tmp_path / "a.j2").write_text('Hello.\n{% include "bin.j2" %}\n{% include "broken.j2" %}\nRules.\n')
+    (tmp_path / "b.mustache").write_text("Hello.\n{{> latin}}\nRules.\n")
+    (tmp_path / "c.j2").write_text('{% extends "broken.j2" %}\n{% block body %}Rules.{% endblock %}\n')
+    names = ["a.j2", "b.mustache", "c.j2"]
+    result = run_cli("check", "-j", jobs, "--format", "json", *[str(tmp_path / n) for n in names])
+    warnings = json.loads(result.stdout)["warnings"]
+    said = {(w.split(": ", 1)[0].rsplit("/", 1)[-1], w.split("`")[1]): w for w in warnings}
+    assert set(said) == {("a.j2:2:1", "bin.j2"), ("a.j2:3:1", "broken.j2"), ("b.mustache:2:1", "latin"),
+                         ("c.j2:1:1", "broken.j2")}, warnings
+    assert "could not be read (binary file (contains NUL bytes), not a prompt)" in said["a.j2:2:1", "bin.j2"]
+    assert "could not be read (line 1, column 4: invalid UTF-8 (byte 0xe9))" in said["b.mustache:2:1", "latin"]
+    assert all("could not be read (line " in said[k] for k in [("a.j2:3:1", "broken.j2"), ("c.j2:1:1", "broken.j2")])
+    assert result.exit_code == 0
+
+
 def test_a_prompt_over_the_models_context_window_is_said(run_cli, tmp_path):
     (tmp_path / "promptlint.toml").write_text('max-file-size = "20MB"\n')
     path = tmp_path / "huge.md"

@@ -52,6 +52,16 @@ class LoadError(Exception):
         self.line = line
         self.column = column
 
+    def describe(self) -> str:
+        """The error as the one line a report shows: where, then what (a loader's message
+        may quote text with a line break in it: it is escaped, never a second line)."""
+        from promptlint.core.findings import one_line
+
+        where = f"line {self.line}: " if self.line else ""
+        if self.line and self.column:
+            where = f"line {self.line}, column {self.column}: "
+        return where + one_line(self.message)
+
 
 @dataclass(frozen=True)
 class Decoded:
