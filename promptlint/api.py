@@ -24,7 +24,7 @@ from typing import Any
 from promptlint import config as config_mod
 from promptlint.core import tokens
 from promptlint.config import Config, ConfigError
-from promptlint.core.findings import FileResult, Finding, Report, ShownLines, one_line, severity_rank, shown_line_numbers
+from promptlint.core.findings import FileResult, Finding, Report, ShownLines, severity_rank, shown_line_numbers
 from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
 from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
 from promptlint.project import (
