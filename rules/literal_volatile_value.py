@@ -51,7 +51,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, chain
 
 from promptlint.core import literals
 from promptlint.core.context import RuleContext
@@ -168,29 +168,59 @@ _EXAMPLES_HEAD = re.compile(
 _HEADING = re.compile(r"\n[^\S\n]*#")
 
 
-def _line_marks(pattern: re.Pattern[str], source: str) -> list[int]:
-    """The 1-based numbers of the lines ``pattern`` matches, in order."""
-    numbers, line, at = [], 1, 0
-    if pattern.match("\n" + source.partition("\n")[0]):  # the first line: no break before it
-        numbers.append(1)
-    for match in pattern.finditer(source):
-        line += source.count("\n", at, match.end())
-        at = match.end()
-        numbers.append(line)
+def _line_marks(pattern: re.Pattern[str], source: str, anchor: str) -> list[int]:
+    """The 1-based numbers of the lines ``pattern`` matches, in order. ``pattern`` matches
+    a line from the break before it, within the line, and only a line that holds
+    ``anchor`` (lowercase ASCII; no other character matches its letters case-blind, as "ſ"
+    and "K" match "s" and "k"). Only the lines that hold it are tried, found in the text's
+    UTF-8 lowered by ``bytes.lower`` (ASCII letters only, so the bytes keep their places and
+    the text's lines): a pattern's scan of a whole page of docs was a tenth of PC105's time
+    on real repositories, and ``str.lower`` of one not in ASCII a fifth of that."""
+    data = source.encode("utf-8", "surrogatepass")
+    haystack = data.lower() if anchor != anchor.upper() else data
+    needle = anchor.encode("ascii")
+    numbers, line, counted = [], 1, 0
+    at = haystack.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        # The line alone, with the break before it (the first line has none: one is put there).
+        if pattern.match("\n" + data[start:end].decode("utf-8", "surrogatepass")) is not None:
+            line += data.count(b"\n", counted, start)
+            counted = start
+            numbers.append(line)
+        at = haystack.find(needle, end)
+    return numbers
+
+
+def _heading_lines(source: str) -> list[int]:
+    """The 1-based numbers of the lines :data:`_HEADING` matches (a "#" after nothing but
+    whitespace), in order: each line's first "#" found by ``str.find``, what stands before
+    it on its line read (a "#" stands on most lines of a page of code or docs: its line
+    was decoded and matched in twice the time of the pattern's scan)."""
+    numbers, line, counted = [], 1, 0
+    at = source.find("#")
+    while at >= 0:
+        start = source.rfind("\n", 0, at) + 1
+        if start == at or source[start:at].isspace():  # what the pattern's [^\S\n]* takes
+            line += source.count("\n", counted, start)
+            counted = start
+            numbers.append(line)
+        end = source.find("\n", at)
+        at = -1 if end < 0 else source.find("#", end)
     return numbers
 
 
 @lru_cache(maxsize=8)  # each prompt of a code file asks of the whole file
 def _example_lines(source: str) -> frozenset[int]:
     """Lines under an "Examples:" label or heading, up to the next heading."""
-    if not _may_match(source, ("ampl",)):  # in each alternative, and faster to look for than "example"
-        return frozenset()
-    heads = _line_marks(_EXAMPLES_HEAD, source)
+    heads = _line_marks(_EXAMPLES_HEAD, source, "ampl")  # in each alternative
     if not heads:
         return frozenset()
     head_set = set(heads)
     # Each head or heading line, in order (a line that is both is a head).
-    marks = sorted(set(heads) | set(_line_marks(_HEADING, source)))
+    marks = sorted(set(heads) | set(_heading_lines(source)))
     lines: set[int] = set()
     ends = marks[1:] + [source.count("\n") + 2]
     for number, next_mark in zip(marks, ends):
@@ -204,8 +234,7 @@ def _fenced_lines(source: str) -> frozenset[int]:
     """Lines of fenced code blocks, their fences included (to the end when one is left open)."""
     if not may_hold_fences(source):
         return frozenset()
-    return frozenset(number + 1 for first, last, _closed, _start, _end in fenced_regions(source)
-                     for number in range(first, last + 1))
+    return frozenset(chain.from_iterable(range(first + 1, last + 2) for first, last, *_ in fenced_regions(source)))
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
@@ -242,10 +271,21 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         while hit >= 0:
             i = bisect_right(ends, hit)
             line, offset = lines[i], text.span.start + (ends[i - 1] if i else 0)
+            number = template.position(offset).line
+            if number in fenced:
+                # Nothing on a fenced block's or an example's lines counts: read on from the
+                # first line after them (a page of docs holds most of its colons in code).
+                while number + 1 in fenced:
+                    number += 1
+                after = template.lines.offset(number + 1, 1) if number < template.lines.line_count else len(template.source)
+                hit = candidates.first_from(after - text.span.start) if after < text.span.end else -1
+                continue
             hit = candidates.first_from(ends[i])
-            found_here = [(s, e, w, False) for s, e, w in (_scan(line) if _DIGIT.search(line) else ())]
+            # Each value _scan finds holds a digit, and a colon (a time) or four hyphens (a UUID).
+            scanned = _DIGIT.search(line) is not None and (":" in line or line.count("-") >= 4)
+            found_here = [(s, e, w, False) for s, e, w in _scan(line)] if scanned else []
             found_here += _moment(line) if ":" in line or "=" in line else []
-            if found_here and template.position(offset).line not in fenced and not _EXAMPLE.search(line):
+            if found_here and not _EXAMPLE.search(line):
                 spans = [m.span() for m in _CODE_SPAN.finditer(line)]
                 for start, end, what, plain in found_here:
                     if any(a <= start and end <= b for a, b in spans):

@@ -5,6 +5,7 @@ stands; dates, cutoffs, versions, SHAs and support addresses stay quiet."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,31 @@ def test_pc105_finds_the_characters_its_class_matches(text: str, points: list[in
             assert candidates.first_from(at) == (-1 if hit is None else hit.start())
 
 
+_MARKED_TEXT = st.lists(st.sampled_from(["Examples:", "## Example", "example", "EXAMPLE", "  for example :", "Sample input",
+                                          "sample outputs", "# Rules", " #", "x#", "\u017f", "\u212a", "#", " ", "\t", "\r",
+                                          "\x1c", "\n", "\n", "\n", "ampl", "text", "é", "İ", "\u2028", "\x85", "\xa0", "\u3000#"]), max_size=24).map("".join)
+
+
+@given(_MARKED_TEXT)
+@example("Example\nx\n# A\nExamples:\n")
+def test_pc105_finds_example_heads_and_headings_on_the_lines_a_scan_finds(text: str) -> None:
+    # Only the lines that hold the anchor are tried; the pattern's scan of the whole text, as
+    # first written, is the oracle.
+    def scanned(pattern: re.Pattern[str], source: str) -> list[int]:
+        numbers, line, at = [], 1, 0
+        if pattern.match("\n" + source.partition("\n")[0]):  # the first line: no break before it
+            numbers.append(1)
+        for match in pattern.finditer(source):
+            line += source.count("\n", at, match.end())
+            at = match.end()
+            numbers.append(line)
+        return numbers
+
+    for source in (text, text.encode("ascii", "replace").decode()):
+        assert pc105._line_marks(pc105._EXAMPLES_HEAD, source, "ampl") == scanned(pc105._EXAMPLES_HEAD, source)
+        assert pc105._heading_lines(source) == scanned(pc105._HEADING, source)
+
+
 _LABEL_LINES = st.lists(st.sampled_from(["Date", "date", "Current ", "today's ", "Todays ", "local ", "time", "Time", ":",
                                          "=", " ", "- ", "**", "working ", "directory", "Git status", "git ", "OS", "os",
                                          "Operating system", "platform", "linux", "2026", "07:55", "/home/x", "\u017f",
@@ -201,6 +227,17 @@ def test_values_under_an_examples_head_in_capitals_are_examples() -> None:
             if f.rule == "PC105"] == ["PC105"]
     assert [f.rule for f in check_text("You are Beacon.\nEXAMPLES:\n" + clock + LONG_RULES, path="a.md").findings
             if f.rule == "PC105"] == []
+
+
+def test_values_in_a_fence_or_under_an_examples_head_are_passed_over_and_those_after_them_found() -> None:
+    # Lines of a fenced block or an example are skipped whole, and the reading goes on from
+    # the first line after them (where a render's values still count).
+    fence = "```\nWorking directory: /home/a\nCurrent date: 2026-03-14\n```\n"
+    example = "## Examples\nWorking directory: /home/c\nCurrent date: 2026-03-16\n"
+    text = ("You are Beacon.\n" + fence + "Working directory: /home/b\nCurrent date: 2026-03-15\n" + example
+            + "# Rules\nOS: linux\n" + fence + "Time: 10:42\n" + LONG_RULES)
+    found = [(f.line, f.evidence) for f in check_text(text, path="a.md").findings if f.rule == "PC105"]
+    assert [line for line, _ in found] == [6, 7, 12, 17], found
 
 
 # -- an id's label is read near the id -----------------------------------------------------------

@@ -30,6 +30,11 @@ def split_lines(text: str) -> list[str]:
     return [line + "\n" for line in ended] + ([rest] if rest else [])
 
 
+# Each run's character, and the run as a pattern: a pattern finds three backticks in about
+# two thirds of the time of str.find, whose skip table takes a space for a backtick.
+_RUNS = (("`", re.compile("```")), ("~", re.compile("~~~")))
+
+
 def may_hold_fences(text: str) -> bool:
     """False where ``text`` holds no run of three backticks or tildes, and so no fence: said
     by ``str.find`` of one character first (memchr), many times faster over text without one
@@ -44,13 +49,15 @@ def fenced_regions(text: str) -> list[tuple[int, int, bool, int, int]]:
     looked at, found by ``str.find`` (a loop over every line of a long page took most of the
     time of its syntax inference)."""
     starts: set[int] = set()  # where each line that holds a run starts
-    for run in ("```", "~~~"):
-        at = text.find(run)
-        while at >= 0:
-            line_start = text.rfind("\n", 0, at) + 1
-            starts.add(line_start)
+    for char, run in _RUNS:
+        if char not in text:  # memchr: most pages hold no tilde at all
+            continue
+        found = run.search(text)
+        while found is not None:
+            at = found.start()
+            starts.add(text.rfind("\n", 0, at) + 1)
             after = text.find("\n", at)
-            at = -1 if after < 0 else text.find(run, after)
+            found = None if after < 0 else run.search(text, after)
     found: list[tuple[int, int, bool, int, int]] = []
     opened: tuple[int, str, int, int, int] | None = None  # first line, character, run, indent, offset
     line = at = 0
