@@ -256,7 +256,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             continue
         found = [
             r for r in literals.scan(source)
-            if template.position(text.span.start + r.start).line not in fenced
+            if template.lines.line_of(text.span.start + r.start) not in fenced
             and not _EXAMPLE.search(_line_at(source, r.start)) and not _in_code_span(source, r.start, r.end)
         ]
         if not capture:  # a record of one rendering, not the text that is sent: low confidence
@@ -271,7 +271,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         while hit >= 0:
             i = bisect_right(ends, hit)
             line, offset = lines[i], text.span.start + (ends[i - 1] if i else 0)
-            number = template.position(offset).line
+            number = template.lines.line_of(offset)
             if number in fenced:
                 # Nothing on a fenced block's or an example's lines counts: read on from the
                 # first line after them (a page of docs holds most of its colons in code).

@@ -253,3 +253,12 @@ def test_the_spans_a_range_cuts_are_those_a_walk_over_every_span_finds(moves: li
         walked = [span for span, _ in layout.whole
                   if span.start < hi and span.end > lo and not (lo <= span.start and span.end <= hi)]
         assert sorted(layout._cut(lo, hi), key=lambda s: (s.start, s.end)) == sorted(walked, key=lambda s: (s.start, s.end))
+
+
+@given(st.text(alphabet="ab\n\r\u2028", max_size=40), st.data())
+def test_a_lines_number_is_the_line_of_its_position(text: str, data: st.DataObject) -> None:
+    from promptlint.core.ir import LineIndex
+
+    index = LineIndex(text)
+    offset = data.draw(st.integers(0, len(text)))
+    assert index.line_of(offset) == index.position(offset).line
