@@ -49,15 +49,15 @@ def fenced_regions(text: str) -> list[tuple[int, int, bool, int, int]]:
     looked at, found by ``str.find`` (a loop over every line of a long page took most of the
     time of its syntax inference)."""
     starts: set[int] = set()  # where each line that holds a run starts
-    for char, run in _RUNS:
+    for char, pattern in _RUNS:
         if char not in text:  # memchr: most pages hold no tilde at all
             continue
-        found = run.search(text)
-        while found is not None:
-            at = found.start()
+        hit = pattern.search(text)
+        while hit is not None:
+            at = hit.start()
             starts.add(text.rfind("\n", 0, at) + 1)
             after = text.find("\n", at)
-            found = None if after < 0 else run.search(text, after)
+            hit = None if after < 0 else pattern.search(text, after)
     found: list[tuple[int, int, bool, int, int]] = []
     opened: tuple[int, str, int, int, int] | None = None  # first line, character, run, indent, offset
     line = at = 0
