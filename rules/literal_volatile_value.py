@@ -92,7 +92,7 @@ _DIGIT = re.compile(r"\d")
 # that, or an e-mail address's "@" (a signed-in user), for any value.
 _CANDIDATE = re.compile(r"[\d:=]")
 _CANDIDATE_ASCII = ":=0123456789"
-_CANDIDATE_ASCII_PATTERN = re.compile(r"[0-9:=]")  # the same in ASCII text, in a third less time
+_CANDIDATE_ASCII_PATTERN = re.compile(f"[{_CANDIDATE_ASCII}]")  # the same in ASCII text, in a third less time
 
 # In ASCII text these searches are made by ``str.find``, which scans many times faster than a
 # pattern's character class (``\d`` means ASCII digits there); other text is read by the
