@@ -37,6 +37,9 @@ _FRAGMENTS = [
     # Go templates and `{NAME}` tokens
     "{{.", "{{- ", " -}}", ".Time", "$x := ", "range ", "with ", "end", "else", "/*", "*/", "define \"a\"",
     "block \"b\"", "template \"a\"", ".Format \"15:04\"", "{CURRENT_TIME}", "{search_results}",
+    # What PC105 reads a static page by: fences, example heads, headings, labelled values
+    "~~~", "Examples:", "## Example\n", "# ", "Current date: ", "Working directory: ", "2026-03-14",
+    "10:42", "T09:15:00Z", "@acme.example",
 ]
 template_text = st.lists(st.sampled_from(_FRAGMENTS) | st.text(max_size=4), max_size=40).map("".join)
 
