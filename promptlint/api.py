@@ -167,16 +167,11 @@ def check_text(text: str, path: str = "<string>", syntax: str | None = None, con
         chosen, evidence = _syntax_source(path, config, syntax)
         template = _set_role(load_text(path, text, chosen, evidence, config.prompt_names), config)
     except LoadError as exc:
-        return FileResult(path=path, error=_describe(exc))
+        return FileResult(path=path, error=exc.describe())
     try:
         return check_template(template, config)
     except RecursionError:  # as check_paths: a depth bound, said in one line
         return FileResult(path=path, error="nested too deeply to analyse")
-
-
-def _describe(exc: LoadError) -> str:
-    """A load error as the one line a report shows."""
-    return exc.describe()
 
 
 def check_file(path: PathArg, config: Config | None = None, syntax: str | None = None, **options: Any) -> FileResult:
@@ -273,8 +268,8 @@ def _check_file(
         return FileResult(path=path, error="nested too deeply to analyse"), None
     except LoadError as exc:
         if (syntax or detect_syntax(path, "")) in CODE_SYNTAXES:
-            raise SkippedCode(_describe(exc)) from None
-        result = FileResult(path=path, error=_describe(exc))
+            raise SkippedCode(exc.describe()) from None
+        result = FileResult(path=path, error=exc.describe())
         if _not_a_body(path, syntax, exc):
             result.extra["not_a_prompt"] = True
         return result, None

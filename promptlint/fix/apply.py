@@ -115,7 +115,7 @@ def _plan_file(
     ignore: tuple[str, ...] | None = None,
 ) -> tuple[FixResult, _Pending | None]:
     """One file's result, and its rewrite when there is one to write (nothing is written)."""
-    from promptlint.api import _describe, _set_role, _syntax_for, config_for_file
+    from promptlint.api import _set_role, _syntax_for, config_for_file
     from promptlint.config import ConfigError
     from promptlint.core import tokens
     from promptlint.core.fixability import forget_outlooks
@@ -133,7 +133,7 @@ def _plan_file(
     except ConfigError as exc:
         return FixResult(path, error=str(exc)), None
     except LoadError as exc:
-        return FixResult(path, error=_describe(exc)), None
+        return FixResult(path, error=exc.describe()), None
     except tokens.TokenizerError as exc:
         return FixResult(path, error=str(exc)), None
     result = FixResult(

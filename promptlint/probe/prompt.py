@@ -106,12 +106,12 @@ def _config(path: str, config_file: str | None) -> Config:
 
 
 def _load(path: str, config: Config, syntax: str | None) -> Template:
-    from promptlint.api import _describe, _syntax_for
+    from promptlint.api import _syntax_for
 
     try:
         return load_bytes(path, read_bytes(path, config.max_file_size), _syntax_for(path, config, syntax))
     except LoadError as exc:
-        raise PromptError(f"{path}: {_describe(exc)}") from None
+        raise PromptError(f"{path}: {exc.describe()}") from None
     except OSError as exc:
         raise PromptError(f"{path}: {exc.strerror or exc}") from None
 
