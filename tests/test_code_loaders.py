@@ -683,6 +683,24 @@ def test_a_long_plus_chain_reads_as_a_short_one(lines: int) -> None:
     assert at(typescript, slots(typescript)[-1]) == (lines + 1, last.index("String(now)") + 1)
 
 
+def test_a_plus_chain_grown_in_place_is_held_to_the_bound_of_one_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The fold of a `+` chain grows its value in place, a link at a time: each link is small,
+    # the value is not, and it is refused as a value built whole past the bound is.
+    from promptlint.loaders.base import LoadError
+    from promptlint.loaders.code import values
+
+    monkeypatch.setattr(values, "MAX_PIECES", 50)
+    for links, refused in ((20, False), (60, True)):
+        chain = "".join(f' + "rule {i}; " + str(now)' for i in range(links))
+        for load, source in ((py, f'SYSTEM_PROMPT = "You are Atlas."{chain}\n'),
+                             (ts, f'const systemPrompt = "You are Atlas."{chain.replace("str(now)", "String(now)")};\n')):
+            if refused:
+                with pytest.raises(LoadError, match="a value of over 50 pieces"):
+                    load(source)
+            else:
+                assert len(load(source).prompts) == 1
+
+
 # -- the instruction cues are counted in a time linear in the text -------------------------------
 
 from hypothesis import given as _given  # noqa: E402

@@ -31,12 +31,13 @@ def start_budget() -> None:
     _built = 0
 
 
-def spend(pieces: int) -> None:
+def spend(pieces: int, held: int | None = None) -> None:
     """Count ``pieces`` built (a value's, a copy's); a file past the bounds is refused
-    before its evaluation takes minutes or gigabytes."""
+    before its evaluation takes minutes or gigabytes. ``held``: what the value holds once
+    they are added, where it grows in place (else the pieces are the whole value)."""
     global _built
     _built += pieces
-    if pieces > MAX_PIECES:
+    if (pieces if held is None else held) > MAX_PIECES:
         raise LoadError(f"too large to evaluate its prompts (a value of over {MAX_PIECES:,} pieces)")
     if _built > MAX_BUILT:
         raise LoadError(f"too large to evaluate its prompts (over {MAX_BUILT:,} pieces built)")
@@ -142,7 +143,7 @@ def extend(value: Str, more: Value | None, span: Span) -> None:
     """``value + more`` made in ``value`` itself, which nothing else holds (a value the
     fold of a ``+`` chain has just made: a chain of 20,000 links copied its value at each)."""
     added = segments_of(more, span)
-    spend(len(added))
+    spend(len(added), held=len(value.parts) + len(added))
     value.parts.extend(added)
 
 
