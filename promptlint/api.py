@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache, partial
 from types import ModuleType
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +51,7 @@ def config_for_file(path: str, explicit: Config | None, project: Project | None 
     command-line options applied, and how volatile the files it includes are."""
     config = _config_for(path, explicit).with_options(**options)
     project = project or Project()
-    return replace(config, includes=include_resolver(path, config, project),
-                   extends=extends_resolver(path, config, project))
+    return config.for_file(include_resolver(path, config, project), extends_resolver(path, config, project))
 
 
 def _syntax_for(path: str, config: Config, syntax: str | None) -> str | None:

@@ -119,9 +119,17 @@ class Config:
     def overrides(self) -> Overrides:
         from promptlint.core.volatility import Overrides  # the engine's; a cache hit needs none
 
-        return Overrides(stable=frozenset(self.stable), volatile=self.volatile, includes=self.includes,
-                         extends=self.extends,
-                         disabled=frozenset(code for code in _MOVED_BY_FIX if not self.rule_enabled(code)))
+        stable, disabled = _override_sets(self.stable, self.select, self.ignore)
+        return Overrides(stable=stable, volatile=self.volatile, includes=self.includes, extends=self.extends,
+                         disabled=disabled)
+
+    def for_file(self, includes: Callable[[Any], Any], extends: Callable[[Any, str], Any]) -> Config:
+        """A copy that resolves one file's includes and its ``{% extends %}``: made for every
+        checked file, as a copy of the fields (``dataclasses.replace`` passes each of them to
+        ``__init__`` again, seven times the cost, for the same object)."""
+        copy = object.__new__(Config)
+        copy.__dict__.update(self.__dict__, includes=includes, extends=extends)
+        return copy
 
     def rule_enabled(self, code: str) -> bool:
         def matches(patterns: tuple[str, ...]) -> bool:
@@ -158,6 +166,15 @@ class Config:
 # The rules whose findings ``fix`` acts on: it moves a value, a tool loop or an include, and
 # with --unsafe-fixes sorts a loop and coarsens a clock.
 _MOVED_BY_FIX = ("PC101", "PC102", "PC103", "PC104")
+
+
+@lru_cache(maxsize=64)
+def _override_sets(stable: tuple[str, ...], select: tuple[str, ...] | None,
+                   ignore: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """:attr:`Config.overrides`' names configured stable and the rules fix acts on that are
+    turned off: the same for every file of a config, made once (asked once per file)."""
+    config = Config(select=select, ignore=ignore)
+    return frozenset(stable), frozenset(code for code in _MOVED_BY_FIX if not config.rule_enabled(code))
 
 _KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends",
                                                                 "plan-fixes", "prove-fixes"}
