@@ -219,3 +219,51 @@ def test_the_word_start_guards_leave_every_value_found() -> None:
         same(" ".join(chosen))
 
     any_order()
+
+
+def test_the_prefilters_leave_every_value_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A label pattern's scan is skipped when the text lacks what each value it keeps holds
+    # (values._CLOCK_NEEDS and the others). With every prefilter passing every text, the
+    # same values must be found: the oracle is the scan they skip.
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from promptlint.requestbody import values
+
+    found = values._volatile_values.__wrapped__
+    label_words = sorted({w for p in (values._CLOCK_LABEL, values._LABELLED_ID, values._SERVED_PERSON)
+                          for w in re.findall(r"[A-Za-z']{2,}", p.pattern)})
+    # Values of every kind, and near misses: a time of day in other digits, an id of the
+    # letters (?i) folds to ASCII ones, a run of 7, names of one capitalised word.
+    values_after = ["10:42 UTC", "2026-12-01T10:42:17Z", "Monday 07:12", "abc_12345678", "x_ſſſſKKKK",
+                    "sess_İıİıİıİı", "0123456789abcdef0123", "deadbeefdeadbeef", "ABCDEFABCDEFABCD", "abc_1234567", "Dana Okafor",
+                    "Dana-Lee Okafor", "O'Neil Ng", "Bo Li", "Dana", "١٠:٤٢", "7:05", "12:3", "Monday", "Dec 3"]
+    pieces = label_words + [w.capitalize() for w in label_words] + values_after + [
+        ":", "is", "=", ".", "\n", " ", "\t", "-", "wall", "You are speaking with", "The caller is", "It is"]
+
+    names = ("_CLOCK_NEEDS", "_HEX_ID_NEEDS", "_WORD_ID_NEEDS", "_PERSON_NEEDS")
+    passing = re.compile("")  # found in every text
+
+    def same(text: str) -> None:
+        kept = found(text)
+        for name in names:
+            monkeypatch.setattr(values, name, passing)
+        assert kept == found(text), text
+        monkeypatch.undo()
+
+    for value in values_after:
+        for label in ("Current time:", "Request id", "session_id =", "Caller:", "You are speaking with",
+                      "Generated at", "The caller is"):
+            same(f"Note. {label} {value}. ")
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(st.sampled_from(pieces), max_size=30))
+    def any_order(chosen: list[str]) -> None:
+        same(" ".join(chosen))
+
+    any_order()
+    # And the prefilters do skip: a text with none of what they look for finds nothing.
+    assert not values._CLOCK_NEEDS.search("Generated at noon for the caller") and not found(
+        "Generated at noon for the caller")

@@ -73,6 +73,19 @@ _SERVED_PERSON = re.compile(
 )
 
 
+# What a text must hold for each pattern above to find a value that is kept, each searched
+# for quickly (a pattern that opens with a character class is scanned for that class; one
+# that opens with a word boundary is tried at every position, at a twentieth of the speed):
+# without it, that pattern's scan is skipped. A kept clock value holds a time of day (or is
+# an ISO timestamp, which does), an id a run of 8 hex digits or an underscore and 8 letters
+# or digits (the letters as (?i) reads them: four non-ASCII ones fold to ASCII ones), a
+# served person two capitalised words.
+_CLOCK_NEEDS = re.compile(r"\d:\d\d")
+_HEX_ID_NEEDS = re.compile(r"[0-9a-fA-F]{8}")
+_WORD_ID_NEEDS = re.compile("_[0-9A-Za-z\u0130\u0131\u017f\u212a]{8}")
+_PERSON_NEEDS = re.compile(r"[A-Z][a-z'’]+[ \t-]+[A-Z]")
+
+
 def _precision(value: str) -> str:
     if re.search(r"\d{1,2}:\d{2}:\d{2}\.\d", value):
         return "millisecond"
@@ -92,7 +105,7 @@ def volatile_values(text: str) -> list[VolatileValue]:
 def _volatile_values(text: str) -> tuple[VolatileValue, ...]:
     """:func:`volatile_values`, found once per text: a body's loader and its rules ask alike."""
     found: list[VolatileValue] = []
-    for match in _CLOCK_LABEL.finditer(text):
+    for match in _CLOCK_LABEL.finditer(text) if _CLOCK_NEEDS.search(text) else ():
         value = match.group("value")
         if not re.search(r"\d", value):
             continue
@@ -100,11 +113,12 @@ def _volatile_values(text: str) -> tuple[VolatileValue, ...]:
             found.append(VolatileValue(match.start("value"), match.end("value"), "timestamp", "current_time", _precision(value)))
     for match in _ISO.finditer(text):
         found.append(VolatileValue(match.start(), match.end(), "timestamp", "current_time", _precision(match.group())))
-    for match in _LABELLED_ID.finditer(text):
+    may_hold_id = _HEX_ID_NEEDS.search(text) or ("_" in text and _WORD_ID_NEEDS.search(text))
+    for match in _LABELLED_ID.finditer(text) if may_hold_id else ():
         label = match.group("label").lower()
         name = "session_id" if label in _PER_SESSION_IDS else "request_id"
         found.append(VolatileValue(match.start("value"), match.end("value"), "id", name))
-    for match in _SERVED_PERSON.finditer(text):
+    for match in _SERVED_PERSON.finditer(text) if _PERSON_NEEDS.search(text) else ():
         found.append(VolatileValue(match.start("name"), match.end("name"), "identity", "signed_in_user"))
     # Rendered for one request or user (core/literals.py): "Generated … at 07:12:44Z", a
     # signed-in user's name and e-mail.
