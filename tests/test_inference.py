@@ -251,6 +251,26 @@ def test_dollar_placeholders_are_the_patterns_matches(text: str) -> None:
     assert base._dollar_names(text) == [m.group(1) for m in base._DOLLAR_MARKERS.finditer(text)]
 
 
+# Each marker pattern as it was written first, its look-behind before the brace: the oracle
+# of the pattern that opens with the brace (scanned for it: ten times faster).
+_LOOKBEHIND_FIRST = {"_JINJA_MARKERS": r"(?<!\{)\{%-?\s*\w+|\{\{-?\s*[\w(]|\{#",
+                     "_JINJA_STATEMENT": r"(?<!\{)\{%-?\s*(\w+)",
+                     "_DOLLAR_MARKERS": r"(?<!\\)\$\{([^}\n]+)\}"}
+
+
+@example("{%x")  # at the start: nothing before the brace
+@example("{{% notice %}}\\${a}")
+@given(st.lists(st.sampled_from(["{", "{{", "%", "{%", "{%-", "#", "$", "${", "\\", "}", "(", "-", " ", "x", "\n"]),
+                max_size=30).map("".join))
+def test_marker_patterns_find_what_their_look_behind_first_forms_find(text: str) -> None:
+    import re
+
+    for name, written in _LOOKBEHIND_FIRST.items():
+        pattern = getattr(base, name)
+        assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == \
+               [(m.span(), m.groups()) for m in re.finditer(written, text)], name
+
+
 @given(st.lists(st.sampled_from(["`", "{", "{{", "${", " ", "\t", "X", "x", "\u017f", "\u212a", "\u0131", "}", "|", "- ",
                                   "\n", "placeholders ", "Variables like ", "_", ":", " is", "\u2014"]),
                 max_size=24).map("".join))
