@@ -15,7 +15,7 @@ Run from the repository root (valgrind must be installed: ``apt-get install valg
     .venv/bin/python bench/instructions.py --tree /tmp/old      # and a worktree of another commit
 
 The files are bench/throughput.py's small prompt files (all syntaxes; its extremes and
-500-slot files left out), generated once, seeded. For each tree, ``check_paths`` (as
+500-slot files left out), generated once and shuffled, both seeded. For each tree, ``check_paths`` (as
 ``promptlint check -j 1`` with the text report) runs on 10 of them and on ``--files`` more,
 in fresh processes under callgrind with ``PYTHONHASHSEED=0``; the difference is what those
 files cost, the interpreter's start, the imports and the encoding left out. A tree other
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -43,6 +44,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 # Checked first in every run: what they cost (imports and lazy set-up included) is taken
 # away from the larger run's count.
 BASE_FILES = 10
+SAMPLE_SEED = 13
 
 _DRIVER = r"""
 import sys
@@ -86,6 +88,9 @@ def main() -> None:
         folder.mkdir()
         small = sorted(str(p) for p in generate(folder, 2000)
                        if not p.name.startswith(("extreme_", "many_slots_")))
+        # Shuffled (seeded): in name order, the first hundreds are all `prompt_*` files and
+        # the request bodies (`request_*.json`) come last.
+        random.Random(SAMPLE_SEED).shuffle(small)
         wanted = BASE_FILES + args.files
         if wanted > len(small):
             raise SystemExit(f"bench/instructions.py: --files is at most {len(small) - BASE_FILES}")
