@@ -15,10 +15,11 @@ Run from the repository root (valgrind must be installed: ``apt-get install valg
     .venv/bin/python bench/instructions.py --tree /tmp/old      # and a worktree of another commit
 
 The files are bench/throughput.py's small prompt files (all syntaxes; its extremes and
-500-slot files left out), generated once and shuffled, both seeded. For each tree, ``check_paths`` (as
-``promptlint check -j 1`` with the text report) runs on 10 of them and on ``--files`` more,
-in fresh processes under callgrind with ``PYTHONHASHSEED=0``; the difference is what those
-files cost, the interpreter's start, the imports and the encoding left out. A tree other
+500-slot files left out), generated once and shuffled, both seeded. For each tree,
+``check_paths`` (as ``promptlint check -j 1`` with the text report) runs on 10 of them and
+on ``--files`` more, in fresh processes under callgrind with ``PYTHONHASHSEED=0``, the
+encoding built first in both; the difference is what those files cost, the interpreter's
+start, the imports and the encoding left out. A tree other
 than this checkout is given as a git worktree (``git worktree add /tmp/old REF``) whose
 ``promptlint/rules`` links to its ``rules/`` (``ln -s ../rules /tmp/old/promptlint/rules``),
 as an editable install maps them. Figures, not assertions: it exits 0 whatever they are.
