@@ -137,15 +137,14 @@ _TEXT = st.text(alphabet=st.sampled_from("ab Ex:=@19\n#`~-_.\u0663\u0967\u017f\u
 
 @given(_TEXT, st.lists(st.integers(min_value=0, max_value=70), max_size=8))
 def test_pc105_finds_the_characters_its_class_matches(text: str, points: list[int]) -> None:
-    # Asked at rising points, as the rule asks (each character's next offset is kept), of
-    # short text (searched by a pattern) and of the same as long text (by str.find).
-    class FoundAlways(pc105._Candidates):
-        _FOUND_FROM = 0
-
-    for candidates in (pc105._Candidates(text), FoundAlways(text)):
-        assert candidates.found == (pc105._CANDIDATE.search(text) is not None)
+    # Asked at rising points, as the rule asks, of text with other scripts' digits (searched
+    # by the pattern) and of the same in ASCII (by the translated bytes).
+    for source in (text, text.encode("ascii", "replace").decode()):
+        candidates = pc105._Candidates(source)
+        hit = pc105._CANDIDATE.search(source)
+        assert candidates.first == (-1 if hit is None else hit.start())
         for at in sorted(points):
-            hit = pc105._CANDIDATE.search(text, at)
+            hit = pc105._CANDIDATE.search(source, at)
             assert candidates.first_from(at) == (-1 if hit is None else hit.start())
 
 
