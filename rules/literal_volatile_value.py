@@ -92,24 +92,27 @@ _DIGIT = re.compile(r"\d")
 # that, or an e-mail address's "@" (a signed-in user), for any value.
 _CANDIDATE = re.compile(r"[\d:=]")
 # The same in ASCII text (where ``\d`` means ASCII digits), as a table that turns each of
-# those bytes into a colon.
-_AS_COLON = bytes.maketrans(b"=0123456789", b":" * 11)
+# those bytes into a colon, and each line break ``str.splitlines`` breaks ASCII text at into
+# a "\n".
+_MARKS = bytes.maketrans(b"=0123456789\r\x0b\x0c\x1c\x1d\x1e", b":" * 11 + b"\n" * 6)
 
 
 class _Candidates:
-    """Where the characters :data:`_CANDIDATE` matches are in a text, from a point on.
+    """Where the characters :data:`_CANDIDATE` matches are in a text, from a point on, and
+    the lines (as ``str.splitlines`` makes them) they are on.
 
     In ASCII text they are the colons of a copy of its bytes in which each of them is made
-    one (``bytes.translate``, a table look-up a byte), each found by ``bytes.find`` (memchr):
-    the pattern's class was read a character at a time, in five times as long, and a
-    search for each character cost a dozen calls. Other text is searched by the pattern
-    (``\\d`` takes in every script's digits there)."""
+    one, and each line break a ``"\\n"`` (``bytes.translate``, a table look-up a byte): each is
+    found by ``bytes.find`` (memchr), where the pattern's class was read a character at a
+    time, in five times as long, and the text was split into lines to find one. Other text
+    is searched by the pattern (``\\d`` takes in every script's digits there), and split."""
 
-    __slots__ = ("text", "marks", "first")
+    __slots__ = ("text", "marks", "first", "ends")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.marks = text.encode("ascii").translate(_AS_COLON) if text.isascii() else None
+        self.marks = text.encode("ascii").translate(_MARKS) if text.isascii() else None
+        self.ends: list[int] | None = None  # where each line ends (text not in ASCII, once asked)
         self.first = self.first_from(0)  # -1: none in the text
 
     def first_from(self, at: int) -> int:
@@ -118,6 +121,20 @@ class _Candidates:
             return self.marks.find(b":", at)
         hit = _CANDIDATE.search(self.text, at)
         return -1 if hit is None else hit.start()
+
+    def line_at(self, at: int) -> tuple[int, int]:
+        """Where the line that holds offset ``at`` (of a candidate) starts, and where it
+        ends (after its line break)."""
+        marks = self.marks
+        if marks is None:
+            if self.ends is None:
+                self.ends = list(accumulate(map(len, self.text.splitlines(keepends=True))))
+            i = bisect_right(self.ends, at)
+            return (self.ends[i - 1] if i else 0), self.ends[i]
+        end = marks.find(b"\n", at) + 1 or len(marks)
+        if self.text.startswith("\r\n", end - 1):
+            end += 1  # one line break
+        return marks.rfind(b"\n", 0, at) + 1, end
 
 
 def _may_match(text: str, words: tuple[str, ...]) -> bool:
@@ -244,11 +261,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         hit = candidates.first
         if hit < 0:
             continue
-        lines = source.splitlines(keepends=True)
-        ends = list(accumulate(map(len, lines)))
         while hit >= 0:
-            i = bisect_right(ends, hit)
-            line, offset = lines[i], text.span.start + (ends[i - 1] if i else 0)
+            line_start, line_end = candidates.line_at(hit)
+            line, offset = source[line_start:line_end], text.span.start + line_start
             if fenced and (number := template.lines.line_of(offset)) in fenced:
                 # Nothing on a fenced block's or an example's lines counts: read on from the
                 # first line after them (a page of docs holds most of its colons in code).
@@ -257,7 +272,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 after = template.lines.offset(number + 1, 1) if number < template.lines.line_count else len(template.source)
                 hit = candidates.first_from(after - text.span.start) if after < text.span.end else -1
                 continue
-            hit = candidates.first_from(ends[i])
+            hit = candidates.first_from(line_end)
             # Each value _scan finds holds a digit, and a colon (a time) or four hyphens (a UUID).
             scanned = _DIGIT.search(line) is not None and (":" in line or line.count("-") >= 4)
             found_here = [(s, e, w, False) for s, e, w in _scan(line)] if scanned else []

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -146,6 +148,21 @@ def test_pc105_finds_the_characters_its_class_matches(text: str, points: list[in
         for at in sorted(points):
             hit = pc105._CANDIDATE.search(source, at)
             assert candidates.first_from(at) == (-1 if hit is None else hit.start())
+
+
+_LINES_TEXT = st.text(alphabet=st.sampled_from("a :=7\u0663\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029\t"), max_size=40)
+
+
+@given(_LINES_TEXT)
+@example("a:\r\nb=\r\r7\n")
+def test_pc105_finds_the_line_of_each_candidate_as_splitlines_makes_it(text: str) -> None:
+    # The lines of text in ASCII are found by the translated bytes; str.splitlines is the oracle.
+    for source in (text, text.encode("ascii", "replace").decode()):
+        candidates = pc105._Candidates(source)
+        ends = list(accumulate(map(len, source.splitlines(keepends=True))))
+        for hit in pc105._CANDIDATE.finditer(source):
+            i = bisect_right(ends, hit.start())
+            assert candidates.line_at(hit.start()) == ((ends[i - 1] if i else 0), ends[i])
 
 
 _MARKED_TEXT = st.lists(st.sampled_from(["Examples:", "## Example", "example", "EXAMPLE", "  for example :", "Sample input",
