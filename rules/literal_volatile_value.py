@@ -254,7 +254,7 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             if template.lines.line_of(text.span.start + r.start) not in fenced
             and not _EXAMPLE.search(_line_at(source, r.start)) and not _in_code_span(source, r.start, r.end)
         ]
-        if not capture:  # a record of one rendering, not the text that is sent: low confidence
+        if found and not capture:  # a record of one rendering, not the text that is sent: low confidence
             strong += [(text.span.start, source, r) for r in found]
         # Every value found has a digit or follows a label: only the lines with one are read,
         # each found by a search from the end of the line before (not every digit's offset).
@@ -403,9 +403,9 @@ def _moment(line: str) -> list[tuple[int, int, str, bool]]:
     """(start, end, description, under a plain label) of each labelled value of this moment
     on one line ("Date:" and "Time:" are plain labels; "Current date:" is not)."""
     found_all: list[tuple[int, int, str, bool]] = []
-    text = line.rstrip("\r\n")
-    if not _may_start_a_label(text):
+    if not _may_start_a_label(line):  # its first word is the same without the line break
         return found_all
+    text = line.rstrip("\r\n")
     for pattern, what in _MOMENT_PATTERNS:
         found = pattern.match(text)
         if found is not None and not _ISO_DATETIME.search(found.group("value")):

@@ -123,10 +123,13 @@ _SECONDS_TAIL = re.compile(r":\d{2}:\d{2}")
 
 def scan(text: str) -> list[Rendered]:
     """Every rendered value of a text, in order, not overlapping."""
-    found: list[Rendered] = list(signed_in_users(text))
     # Digits and colons break no line, so a text without seconds has no line with them:
-    # most texts skip the line-by-line label search.
-    if _SECONDS_TAIL.search(text) and _ANY_SECONDS.search(text):
+    # most texts skip the line-by-line label search, and with no address, all of it.
+    seconds = _SECONDS_TAIL.search(text) is not None and _ANY_SECONDS.search(text) is not None
+    if not seconds and "@" not in text:
+        return []
+    found: list[Rendered] = list(signed_in_users(text))
+    if seconds:
         offset = 0
         for line in text.splitlines(keepends=True):
             if _ANY_SECONDS.search(line):
