@@ -41,3 +41,29 @@ def test_every_finding_of_the_fixtures_is_inside_its_file() -> None:
         return texts[path]
 
     assert _outside(report.findings, text_of) == []
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from promptlint.config import Config  # noqa: E402
+from promptlint.core.analysis import analyze  # noqa: E402
+from promptlint.core.context import RuleContext  # noqa: E402
+from promptlint.core.ir import Span  # noqa: E402
+from promptlint.loaders import load_text  # noqa: E402
+
+
+@given(st.text(alphabet=st.sampled_from("ab \n\r\t"), min_size=1, max_size=30), st.data())
+def test_a_finding_is_placed_where_the_template_puts_its_span(text: str, data: st.DataObject) -> None:
+    # A finding reads its lines and columns off the line index; Template.position is the oracle.
+    template = load_text("a.md", text, "markdown")
+    ctx = RuleContext("a.md", template, analyze(template, "o200k_base"), Config())
+    start = data.draw(st.integers(min_value=0, max_value=len(text)))
+    end = data.draw(st.integers(min_value=start, max_value=len(text)))
+    finding = ctx.finding("PC000", "test", Span(start, end), severity="info", message="")
+    first = template.position(start)
+    last = end - 1
+    while last > start and text[last] in "\r\n":
+        last -= 1
+    final = template.position(max(start, last))
+    assert (finding.line, finding.column, finding.end_line, finding.end_column) == (
+        first.line, first.column, final.line, final.column + 1)
