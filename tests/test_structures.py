@@ -7,12 +7,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from promptlint.api import check_paths, check_text
-from promptlint.core.analysis import analyze
-from promptlint.core.ir import Block, Slot, Tag, walk
-from promptlint.loaders import load_text
+from promptlint.core.analysis import analyze, find_units, put_in, render, renderings
+from promptlint.core.ir import Block, Slot, Tag, Template, walk
+from promptlint.loaders import LoadError, load_text
 
 from conftest import LONG_RULES
+from test_fix_properties import templates
 
 
 def _blocks(source: str) -> list[Block]:
@@ -159,3 +164,40 @@ def test_analysis_of_a_child_counts_only_its_own_units(tmp_path: Path) -> None:
     analysis = analyze(load_text(str(child), child.read_text()))
     assert [u.volatility.kind for u in analysis.units] == ["identity"]
     assert not any(isinstance(s, Slot) and s.expr.root == "now" for s in walk(analysis.template.segments))
+
+
+def _renders_as_put_in(template: Template) -> None:
+    """Each request's rendering, put together from the stable one and its units' values, is
+    the whole template rendered for that request, its units where ``on_unit`` says."""
+    units = find_units(template)
+    offsets: dict[int, int] = {}
+    stable, inserts = renderings(template, units, lambda seg, at: offsets.setdefault(id(seg), at))
+    whole_offsets: dict[int, int] = {}
+    assert stable == render(template, units, None, lambda seg, at: whole_offsets.setdefault(id(seg), at))
+    assert offsets == whole_offsets
+    for variant in (0, 1):
+        spans: list[tuple[int, int]] = []
+        whole = render(template, units, variant, on_unit=lambda start, end: spans.append((start, end)))
+        assert put_in(stable, inserts, variant) == (whole, spans)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["jinja", "mustache"]).flatmap(lambda syntax: st.tuples(st.just(syntax), templates(syntax))))
+def test_a_request_s_rendering_is_the_stable_one_with_its_units_values_put_in(case: tuple[str, str]) -> None:
+    syntax, source = case
+    try:
+        template = load_text("p", source, syntax)
+    except LoadError:
+        return
+    _renders_as_put_in(template)
+
+
+@pytest.mark.parametrize("source", [
+    # Units inside stable loops nested deeper than those rendered twice, and a volatile loop.
+    "{% for a in xs %}" * 4 + "{{ a }} at {{ now() }}: {% for t in tools %}{{ t.name }} "
+    + "{% for x in t.args %}{{ x }}{% endfor %}{% endfor %}" + "{% endfor %}" * 4 + "\nRules.",
+    "{{#each agents}}{{name}}: {{#documents}}{{title}}{{/documents}} {{user.name}}{{/each}}\n{{session_id}}",
+    '{% if now().hour < 12 %}Morning{% else %}Evening{% endif %} {% include "x.j2" %} {{ "2026-01-01" }}',
+])
+def test_nested_units_render_as_put_in(source: str) -> None:
+    _renders_as_put_in(load_text("p.hbs" if "{{#" in source else "p.j2", source))

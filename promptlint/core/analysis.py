@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeAlias
 
 from promptlint.core import tokens
 from promptlint.core.suffixtokens import SuffixTokens, shared_prefix_tokens, spliced_encoding
@@ -468,6 +468,13 @@ def _judge_slot(slot: Slot, overrides: Overrides | None) -> tuple[Volatility, Ex
     return max(judged, key=lambda pair: worst_first(pair[0]))
 
 
+def _value(seg: Slot | Tag, unit: Unit, variant: int) -> str:
+    """What a volatile slot or include renders in a request."""
+    if variant == 0 and isinstance(seg, Slot) and seg.expr.evidence:
+        return seg.expr.source  # a literal value: the first rendering is the file's own
+    return _slot_sample(unit.volatility, variant)
+
+
 def _slot_sample(vol: Volatility, variant: int) -> str:
     if vol.kind == "timestamp":
         return _CLOCK_SAMPLES.get(vol.precision, _CLOCK_SAMPLES[None])[variant]
@@ -486,51 +493,122 @@ def render(
     ``on_unit(start, end)``: where each outermost unit's output stands in the rendering
     (only when ``variant`` is given). Without them, the rendering is the one ``variant``
     None gives: nothing else differs between the two."""
-    by_id = {id(u.segment): u for u in units}
-    out: list[str] = []
-    length = 0
-    in_unit = False
+    rendering = _Rendering(units, variant, on_segment, on_unit)
+    rendering.visit(template.segments, None, None)
+    return "".join(rendering.out)
 
-    def emit(text: str) -> None:
-        nonlocal length
-        out.append(text)
-        length += len(text)
 
-    loop_depth = 0
+# Where an outermost unit stands in the stable rendering, and what the first and the second
+# request render there.
+Insert: TypeAlias = tuple[int, str, str]
 
-    def visit(segments: list[Segment], loop_label: str | None, volatile_label: str | None) -> None:
-        nonlocal in_unit, length
+
+def renderings(template: Template, units: list[Unit],
+               on_segment: Callable[[Segment, int], None] | None = None) -> tuple[str, list[Insert]]:
+    """``render(template, units, None, on_segment)``, and what each outermost unit renders
+    in the first and the second request, where it stands (each of their renderings is the
+    stable one with these put in: see :func:`render`). Only the units are rendered again,
+    not the whole template twice more."""
+    met: list[tuple[int, Segment, Unit, str | None, str | None, int]] = []
+    stable = _Rendering(units, None, on_segment, met=met)
+    stable.visit(template.segments, None, None)
+    inserts: list[Insert] = []
+    if met:
+        first, second = _Rendering(units, 0), _Rendering(units, 1)
+        for at, seg, unit, loop_label, volatile_label, loop_depth in met:
+            if isinstance(seg, Block):
+                values = first.alone(seg, unit, loop_label, volatile_label, loop_depth), \
+                    second.alone(seg, unit, loop_label, volatile_label, loop_depth)
+            else:  # a value: what it renders depends on nothing around it
+                values = _value(seg, unit, 0), _value(seg, unit, 1)
+            if values[0] or values[1]:
+                inserts.append((at, *values))
+    return "".join(stable.out), inserts
+
+
+def put_in(text: str, inserts: list[Insert], variant: int) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with one request's strings of ``inserts`` put in, and where each non-empty
+    one stands in the result."""
+    parts: list[str] = []
+    spans: list[tuple[int, int]] = []
+    done = shift = 0
+    for insert in inserts:
+        at, value = insert[0], insert[1 + variant]
+        if value:
+            parts += text[done:at], value
+            spans.append((at + shift, at + shift + len(value)))
+            shift += len(value)
+            done = at
+    parts.append(text[done:])
+    return "".join(parts), spans
+
+
+class _Rendering:
+    """One rendering in progress (see :func:`render`): its pieces, its length so far."""
+
+    __slots__ = ("by_id", "variant", "on_segment", "on_unit", "met", "out", "length", "in_unit", "loop_depth")
+
+    def __init__(self, units: list[Unit], variant: int | None,
+                 on_segment: Callable[[Segment, int], None] | None = None,
+                 on_unit: Callable[[int, int], None] | None = None,
+                 met: list[tuple[int, Segment, Unit, str | None, str | None, int]] | None = None) -> None:
+        """``met``: where each unit met stands, with the labels and loop depth it is met
+        under (``variant`` None, where no unit renders and each one met is outermost)."""
+        self.by_id = {id(u.segment): u for u in units}
+        self.variant = variant
+        self.on_segment = on_segment
+        self.on_unit = on_unit if variant is not None else None
+        self.met = met
+        self.out: list[str] = []
+        self.length = 0
+        self.in_unit = False
+        self.loop_depth = 0
+
+    def alone(self, seg: Segment, unit: Unit, loop_label: str | None, volatile_label: str | None,
+              loop_depth: int) -> str:
+        """What one outermost unit renders, met under these labels and loop depth."""
+        self.out, self.in_unit, self.loop_depth = [], True, loop_depth
+        self.one(seg, unit, loop_label, volatile_label)
+        return "".join(self.out)
+
+    def emit(self, text: str) -> None:
+        self.out.append(text)
+        self.length += len(text)
+
+    def visit(self, segments: list[Segment], loop_label: str | None, volatile_label: str | None) -> None:
+        out, by_id, on_segment, on_unit = self.out, self.by_id, self.on_segment, self.on_unit
         for seg in segments:
             if on_segment is not None:
-                on_segment(seg, length)
+                on_segment(seg, self.length)
             if type(seg) is Text:  # most segments, and never a unit: written here, without a call
                 out.append(seg.text)
-                length += len(seg.text)
+                self.length += len(seg.text)
                 continue
             unit = by_id.get(id(seg))
-            if unit is not None and on_unit is not None and variant is not None and not in_unit:
-                in_unit, start = True, length
-                one(seg, unit, loop_label, volatile_label)
-                in_unit = False
-                if length > start:
-                    on_unit(start, length)
-            else:
-                one(seg, unit, loop_label, volatile_label)
+            if unit is not None and not self.in_unit:
+                if on_unit is not None:
+                    self.in_unit, start = True, self.length
+                    self.one(seg, unit, loop_label, volatile_label)
+                    self.in_unit = False
+                    if self.length > start:
+                        on_unit(start, self.length)
+                    continue
+                if self.met is not None:
+                    self.met.append((self.length, seg, unit, loop_label, volatile_label, self.loop_depth))
+            self.one(seg, unit, loop_label, volatile_label)
 
-    def one(seg: Segment, unit: Unit | None, loop_label: str | None, volatile_label: str | None) -> None:
-        nonlocal loop_depth
+    def one(self, seg: Segment, unit: Unit | None, loop_label: str | None, volatile_label: str | None) -> None:
+        variant, emit = self.variant, self.emit
         if isinstance(seg, Text):
             emit(seg.text)
         elif isinstance(seg, Tag):
             # An include renders its file; only a volatile one changes between calls.
             if unit is not None and variant is not None:
-                emit(_slot_sample(unit.volatility, variant))
+                emit(_value(seg, unit, variant))
         elif isinstance(seg, Slot):
             if unit is not None:
-                if variant == 0 and seg.expr.evidence:
-                    emit(seg.expr.source)  # a literal value: the first rendering is the file's own
-                elif variant is not None:
-                    emit(_slot_sample(unit.volatility, variant))
+                if variant is not None:
+                    emit(_value(seg, unit, variant))
             elif volatile_label is not None:
                 emit(f"{seg.expr.name}-{volatile_label}")
             elif loop_label is not None:
@@ -543,9 +621,9 @@ def render(
             if unit is not None:
                 if variant is None:
                     # Nothing inside renders; what stands inside starts here too.
-                    if on_segment is not None:
+                    if self.on_segment is not None:
                         for inner in walk(seg.body):
-                            on_segment(inner, length)
+                            self.on_segment(inner, self.length)
                     return
                 if seg.kind in ("block", "if"):
                     # What a child puts there; which branch a test on the clock picks.
@@ -553,20 +631,16 @@ def render(
                 labels = ("one", "two") if variant == 0 else ("two", "one")
                 # A volatile loop yields different items in a different order.
                 for label in labels if unit.is_loop and seg.kind in _LOOP_BLOCKS else labels[:1]:
-                    visit(seg.body, loop_label, f"{label}-{variant}")
+                    self.visit(seg.body, loop_label, f"{label}-{variant}")
             elif seg.kind in _LOOP_BLOCKS and seg.kind != "section":
-                loop_depth += 1
+                self.loop_depth += 1
                 # Two items show what a loop repeats; nested deeper than a few levels,
                 # one item each keeps the rendering linear instead of 2^depth.
-                for label in ("one", "two") if loop_depth <= _DOUBLED_LOOP_DEPTH else ("one",):
-                    visit(seg.body, label, volatile_label)
-                loop_depth -= 1
+                for label in ("one", "two") if self.loop_depth <= _DOUBLED_LOOP_DEPTH else ("one",):
+                    self.visit(seg.body, label, volatile_label)
+                self.loop_depth -= 1
             else:
-                visit(seg.body, loop_label, volatile_label)
-
-    visit(template.segments, None, None)
-    visit = finished_walk  # it and `one` call each other: a cycle holding the pieces (see finished_walk)
-    return "".join(out)
+                self.visit(seg.body, loop_label, volatile_label)
 
 
 def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrides | None = None) -> Analysis:
@@ -577,16 +651,13 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
     def record(seg: Segment, at: int) -> None:
         offsets[id(seg)] = at
 
-    stable_text = render(rendered_as, units, None, record)
+    stable_text, inserts = renderings(rendered_as, units, record)
     # The first request's rendering is the stable text with each unit's value put in: the
     # stable text is encoded once, cut around them, and only the windows around them are
     # encoded again.
-    spans: list[tuple[int, int]] = []
-    # Without a volatile unit every rendering is the stable one (only units differ): not made again.
-    rendered = render(rendered_as, units, 0, on_unit=lambda start, end: spans.append((start, end))) if units \
-        else stable_text
+    rendered, spans = put_in(stable_text, inserts, 0)
     before, known = None, None
-    if rendered == stable_text:
+    if not spans:  # no unit renders anything: every rendering is the stable one
         stable_ids = first = tokens.encode(stable_text, encoding)
     else:
         stable_ids, first, before = spliced_encoding(stable_text, rendered, spans, encoding)
@@ -597,8 +668,7 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         known = None if edge is None else (edge, before[edge])
     # What a second request renders: only the tokens up to where it parts from the first
     # are encoded again.
-    stable_prefix = shared_prefix_tokens(rendered, first, render(rendered_as, units, 1) if units else stable_text,
-                                         encoding, known)
+    stable_prefix = shared_prefix_tokens(rendered, first, put_in(stable_text, inserts, 1)[0], encoding, known)
     if rendered_as is not template:
         # A child template's findings are its own; its parent's volatile parts still count
         # for the stable prefix (they are reported in the parent).
