@@ -170,10 +170,9 @@ def _renders_as_put_in(template: Template) -> None:
     """Each request's rendering, put together from the stable one and its units' values, is
     the whole template rendered for that request, its units where ``on_unit`` says."""
     units = find_units(template)
-    offsets: dict[int, int] = {}
-    stable, inserts = renderings(template, units, lambda seg, at: offsets.setdefault(id(seg), at))
+    stable, offsets, inserts = renderings(template, units)
     whole_offsets: dict[int, int] = {}
-    assert stable == render(template, units, None, lambda seg, at: whole_offsets.setdefault(id(seg), at))
+    assert stable == render(template, units, None, lambda seg, at: whole_offsets.__setitem__(id(seg), at))
     assert offsets == whole_offsets
     for variant in (0, 1):
         spans: list[tuple[int, int]] = []

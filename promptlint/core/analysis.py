@@ -493,7 +493,7 @@ def render(
     ``on_unit(start, end)``: where each outermost unit's output stands in the rendering
     (only when ``variant`` is given). Without them, the rendering is the one ``variant``
     None gives: nothing else differs between the two."""
-    rendering = _Rendering(units, variant, on_segment, on_unit)
+    rendering = _Rendering({id(u.segment): u for u in units}, variant, on_segment, on_unit)
     rendering.visit(template.segments, None, None)
     return "".join(rendering.out)
 
@@ -503,18 +503,19 @@ def render(
 Insert: TypeAlias = tuple[int, str, str]
 
 
-def renderings(template: Template, units: list[Unit],
-               on_segment: Callable[[Segment, int], None] | None = None) -> tuple[str, list[Insert]]:
-    """``render(template, units, None, on_segment)``, and what each outermost unit renders
-    in the first and the second request, where it stands (each of their renderings is the
-    stable one with these put in: see :func:`render`). Only the units are rendered again,
-    not the whole template twice more."""
+def renderings(template: Template, units: list[Unit]) -> tuple[str, dict[int, int], list[Insert]]:
+    """``render(template, units, None)``, where each segment's output starts in it (by the
+    segment's id), and what each outermost unit renders in the first and the second request,
+    where it stands (each of their renderings is the stable one with these put in: see
+    :func:`render`). Only the units are rendered again, not the whole template twice more."""
+    by_id = {id(u.segment): u for u in units}
     met: list[tuple[int, Segment, Unit, str | None, str | None, int]] = []
-    stable = _Rendering(units, None, on_segment, met=met)
+    offsets: dict[int, int] = {}
+    stable = _Rendering(by_id, None, offsets=offsets, met=met)
     stable.visit(template.segments, None, None)
     inserts: list[Insert] = []
     if met:
-        first, second = _Rendering(units, 0), _Rendering(units, 1)
+        first, second = _Rendering(by_id, 0), _Rendering(by_id, 1)
         for at, seg, unit, loop_label, volatile_label, loop_depth in met:
             if isinstance(seg, Block):
                 values = first.alone(seg, unit, loop_label, volatile_label, loop_depth), \
@@ -523,7 +524,7 @@ def renderings(template: Template, units: list[Unit],
                 values = _value(seg, unit, 0), _value(seg, unit, 1)
             if values[0] or values[1]:
                 inserts.append((at, *values))
-    return "".join(stable.out), inserts
+    return "".join(stable.out), offsets, inserts
 
 
 def put_in(text: str, inserts: list[Insert], variant: int) -> tuple[str, list[tuple[int, int]]]:
@@ -546,17 +547,22 @@ def put_in(text: str, inserts: list[Insert], variant: int) -> tuple[str, list[tu
 class _Rendering:
     """One rendering in progress (see :func:`render`): its pieces, its length so far."""
 
-    __slots__ = ("by_id", "variant", "on_segment", "on_unit", "met", "out", "length", "in_unit", "loop_depth")
+    __slots__ = ("by_id", "variant", "on_segment", "offsets", "on_unit", "met", "out", "length", "in_unit",
+                 "loop_depth")
 
-    def __init__(self, units: list[Unit], variant: int | None,
+    def __init__(self, by_id: dict[int, Unit], variant: int | None,
                  on_segment: Callable[[Segment, int], None] | None = None,
                  on_unit: Callable[[int, int], None] | None = None,
+                 offsets: dict[int, int] | None = None,
                  met: list[tuple[int, Segment, Unit, str | None, str | None, int]] | None = None) -> None:
-        """``met``: where each unit met stands, with the labels and loop depth it is met
-        under (``variant`` None, where no unit renders and each one met is outermost)."""
-        self.by_id = {id(u.segment): u for u in units}
+        """``by_id``: the units by their segment's id; ``offsets``: filled with where each
+        segment's output starts (as ``on_segment`` is told, without a call per segment);
+        ``met``: where each unit met stands, with the labels and loop depth it is met under
+        (``variant`` None, where no unit renders and each one met is outermost)."""
+        self.by_id = by_id
         self.variant = variant
         self.on_segment = on_segment
+        self.offsets = offsets
         self.on_unit = on_unit if variant is not None else None
         self.met = met
         self.out: list[str] = []
@@ -576,9 +582,11 @@ class _Rendering:
         self.length += len(text)
 
     def visit(self, segments: list[Segment], loop_label: str | None, volatile_label: str | None) -> None:
-        out, by_id, on_segment, on_unit = self.out, self.by_id, self.on_segment, self.on_unit
+        out, by_id, on_segment, offsets, on_unit = self.out, self.by_id, self.on_segment, self.offsets, self.on_unit
         for seg in segments:
-            if on_segment is not None:
+            if offsets is not None:
+                offsets[id(seg)] = self.length
+            elif on_segment is not None:
                 on_segment(seg, self.length)
             if type(seg) is Text:  # most segments, and never a unit: written here, without a call
                 out.append(seg.text)
@@ -621,7 +629,9 @@ class _Rendering:
             if unit is not None:
                 if variant is None:
                     # Nothing inside renders; what stands inside starts here too.
-                    if self.on_segment is not None:
+                    if self.offsets is not None:
+                        self.offsets.update((id(inner), self.length) for inner in walk(seg.body))
+                    elif self.on_segment is not None:
                         for inner in walk(seg.body):
                             self.on_segment(inner, self.length)
                     return
@@ -646,12 +656,7 @@ class _Rendering:
 def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrides | None = None) -> Analysis:
     rendered_as = compose(template, overrides)
     units = units_of(rendered_as, overrides)
-    offsets: dict[int, int] = {}
-
-    def record(seg: Segment, at: int) -> None:
-        offsets[id(seg)] = at
-
-    stable_text, inserts = renderings(rendered_as, units, record)
+    stable_text, offsets, inserts = renderings(rendered_as, units)
     # The first request's rendering is the stable text with each unit's value put in: the
     # stable text is encoded once, cut around them, and only the windows around them are
     # encoded again.
