@@ -501,8 +501,9 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
         shift += end - start
         # The last sync point whose character is before the point, the first one after it.
         lo = syncs.last_before(at) or 0
-        following_syncs.append(syncs.first_from(at))
-        after = syncs.first_from(at + 1)
+        following = syncs.first_from(at)
+        following_syncs.append(following)
+        after = following if following != at else syncs.first_from(at + 1)  # the same, unless at is one
         hi = len(text) if after is None else after
         if windows and (lo < windows[-1][1] or windows[-1][1] == len(text)):
             windows[-1][1] = max(windows[-1][1], hi)
@@ -517,6 +518,7 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
     if cut is None:
         return tokens.encode(text, encoding), tokens.encode(rendered, encoding), {}
     ids, before = cut
+    length = tokens.token_length(encoding)
     out: list[int] = []
     taken = 0  # tokens of ``ids`` copied so far
     shift = 0  # characters put in before the current window
@@ -524,7 +526,7 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
         # Where the window's edges are in the rendering (a window holds its put-in strings).
         x, y = lo + shift, hi + shift + size
         shift += size
-        piece = _stretch(rendered, x, y, encoding)
+        piece = _stretch(rendered, x, y, encoding, length)
         if piece is None:  # not sync points after all
             return ids, tokens.encode(rendered, encoding), before
         out += ids[taken : before[lo]]
@@ -541,31 +543,34 @@ def encode_cut(text: str, cuts: list[int], encoding: str) -> tuple[list[int], di
     ids: list[int] = []
     before: dict[int, int] = {}
     done = 0
+    length = tokens.token_length(encoding)
     for at in cuts:
-        stretch = _stretch(text, done, at, encoding)
+        stretch = _stretch(text, done, at, encoding, length)
         if stretch is None:
             return None
         ids += stretch
         before[at] = len(ids)
         done = max(done, at)
-    rest = _stretch(text, done, len(text), encoding)
+    rest = _stretch(text, done, len(text), encoding, length)
     assert rest is not None  # the text's end needs no sync point
     ids += rest
     return ids, before
 
 
-def _stretch(text: str, start: int, end: int, encoding: str) -> list[int] | None:
+def _stretch(text: str, start: int, end: int, encoding: str,
+             length: Callable[[int], int] | None = None) -> list[int] | None:
     """The tokens of ``text``'s whole encoding from ``start`` to ``end``, each the text's
     start or end or a sync point: ``text[start:end]`` encoded with the sync point's own
     character at ``end`` (so that its last piece is scanned as in the whole text), whose
     token, a piece of one ASCII character, is dropped. None when that last token is not
-    one byte long (never, for sync points)."""
+    one byte long (never, for sync points). ``length``: ``tokens.token_length(encoding)``,
+    when the caller has it at hand (it cuts a text in many stretches)."""
     if end >= len(text):
         return tokens.encode(text[start:], encoding) if start < len(text) else []
     if end <= start:
         return []
     ids = tokens.encode(text[start : end + 1], encoding)
-    if tokens.token_length(encoding)(ids[-1]) != 1:
+    if (length or tokens.token_length(encoding))(ids[-1]) != 1:
         return None
     ids.pop()
     return ids
