@@ -139,9 +139,10 @@ def find_units(template: Template, overrides: Overrides | None = None) -> list[U
     def visit(segments: list[Segment], bound: frozenset[str], depth: int) -> None:
         for seg in segments:
             if isinstance(seg, Slot):
-                if seg.expr.root in bound or (not seg.expr.path and "this" in bound and not seg.expr.calls) or (
+                if bound and (  # names bound by an enclosing loop or section
+                        seg.expr.root in bound or (not seg.expr.path and "this" in bound and not seg.expr.calls) or (
                         _ITEM_FIELDS in bound and seg.expr.path and not seg.expr.calls
-                        and not seg.expr.source.startswith(("../", "@root"))):
+                        and not seg.expr.source.startswith(("../", "@root")))):
                     # An item's field is not judged by its name, but its label still speaks
                     # ("{{#presenter}}Presenter on the desk: {{name}}{{/presenter}}").
                     found = (_by_label(template.source, seg.span.start, seg.expr, overrides)
@@ -461,8 +462,11 @@ def _judge_slot(slot: Slot, overrides: Overrides | None) -> tuple[Volatility, Ex
         vol = worst.volatility
         captured = replace(vol, evidence=f"`{slot.expr.name}` captures {worst.expr.source!r}: {vol.evidence}")
         return captured, slot.expr
-    candidates = list(slot.alias_options) or [slot.alias_of or slot.expr]
-    judged = [(v, e) for e in candidates if (v := classify(e, overrides)) is not None]
+    if not slot.alias_options:  # one expression (most slots): judged alone
+        expr = slot.alias_of or slot.expr
+        vol = classify(expr, overrides)
+        return None if vol is None else (vol, expr)
+    judged = [(v, e) for e in slot.alias_options if (v := classify(e, overrides)) is not None]
     if not judged:
         return None
     return max(judged, key=lambda pair: worst_first(pair[0]))
