@@ -464,8 +464,8 @@ def _judge_slot(slot: Slot, overrides: Overrides | None) -> tuple[Volatility, Ex
         return captured, slot.expr
     if not slot.alias_options:  # one expression (most slots): judged alone
         expr = slot.alias_of or slot.expr
-        vol = classify(expr, overrides)
-        return None if vol is None else (vol, expr)
+        found = classify(expr, overrides)
+        return None if found is None else (found, expr)
     judged = [(v, e) for e in slot.alias_options if (v := classify(e, overrides)) is not None]
     if not judged:
         return None
@@ -513,14 +513,15 @@ def renderings(template: Template, units: list[Unit]) -> tuple[str, dict[int, in
     where it stands (each of their renderings is the stable one with these put in: see
     :func:`render`). Only the units are rendered again, not the whole template twice more."""
     by_id = {id(u.segment): u for u in units}
-    met: list[tuple[int, Segment, Unit, str | None, str | None, int]] = []
+    met: list[tuple[int, Unit, str | None, str | None, int]] = []
     offsets: dict[int, int] = {}
     stable = _Rendering(by_id, None, offsets=offsets, met=met)
     stable.visit(template.segments, None, None)
     inserts: list[Insert] = []
     if met:
         first, second = _Rendering(by_id, 0), _Rendering(by_id, 1)
-        for at, seg, unit, loop_label, volatile_label, loop_depth in met:
+        for at, unit, loop_label, volatile_label, loop_depth in met:
+            seg = unit.segment
             if isinstance(seg, Block):
                 values = first.alone(seg, unit, loop_label, volatile_label, loop_depth), \
                     second.alone(seg, unit, loop_label, volatile_label, loop_depth)
@@ -537,8 +538,8 @@ def put_in(text: str, inserts: list[Insert], variant: int) -> tuple[str, list[tu
     parts: list[str] = []
     spans: list[tuple[int, int]] = []
     done = shift = 0
-    for insert in inserts:
-        at, value = insert[0], insert[1 + variant]
+    for at, first, second in inserts:
+        value = second if variant else first
         if value:
             parts += text[done:at], value
             spans.append((at + shift, at + shift + len(value)))
@@ -558,7 +559,7 @@ class _Rendering:
                  on_segment: Callable[[Segment, int], None] | None = None,
                  on_unit: Callable[[int, int], None] | None = None,
                  offsets: dict[int, int] | None = None,
-                 met: list[tuple[int, Segment, Unit, str | None, str | None, int]] | None = None) -> None:
+                 met: list[tuple[int, Unit, str | None, str | None, int]] | None = None) -> None:
         """``by_id``: the units by their segment's id; ``offsets``: filled with where each
         segment's output starts (as ``on_segment`` is told, without a call per segment);
         ``met``: where each unit met stands, with the labels and loop depth it is met under
@@ -606,7 +607,7 @@ class _Rendering:
                         on_unit(start, self.length)
                     continue
                 if self.met is not None:
-                    self.met.append((self.length, seg, unit, loop_label, volatile_label, self.loop_depth))
+                    self.met.append((self.length, unit, loop_label, volatile_label, self.loop_depth))
             self.one(seg, unit, loop_label, volatile_label)
 
     def one(self, seg: Segment, unit: Unit | None, loop_label: str | None, volatile_label: str | None) -> None:
