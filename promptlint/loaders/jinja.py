@@ -14,7 +14,7 @@ import sys
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
@@ -320,12 +320,13 @@ def describe(node: nodes.Node, source: str) -> Expr:
 # Segments
 
 
-def _normalised(source: str) -> tuple[str, Callable[[int], int]]:
+def _normalised(source: str) -> tuple[str, Callable[[int], int] | None]:
     """The source with ``\r\n`` and ``\r`` read as ``\n`` (as the lexer reads it), and the
-    map from its offsets back to the source's: an offset moves one character further for
-    each ``\r\n`` before it (a lone ``\r`` keeps its length)."""
+    map from its offsets back to the source's (None where they are the same: no ``\r``): an
+    offset moves one character further for each ``\r\n`` before it (a lone ``\r`` keeps its
+    length)."""
     if "\r" not in source:
-        return source, lambda offset: offset
+        return source, None
     # The offset in ``normal`` of each collapsed ``\r\n``'s newline.
     collapsed = [m.start() - i for i, m in enumerate(re.finditer("\r\n", source))]
     normal = source.replace("\r\n", "\n").replace("\r", "\n")
@@ -349,6 +350,15 @@ def _assignment(located: list[tuple[str, str, int, int]]) -> int | None:
     return None
 
 
+# The token that closes each tag the lexer opens.
+_CLOSING = {
+    "variable_begin": "variable_end",
+    "block_begin": "block_end",
+    "comment_begin": "comment_end",
+    "raw_begin": "raw_end",
+}
+
+
 class _Builder:
     def __init__(self, path: str, source: str, lexed: list[tuple[int, str, str]],
                  checks: _Checks | None = None) -> None:
@@ -367,35 +377,43 @@ class _Builder:
     def body(self) -> list[Segment]:
         return self.stack[-1][0].body if self.stack else self.root
 
-    def _located(self) -> Iterator[tuple[str, str, int, int]]:
+    def _located(self) -> list[tuple[str, str, int, int]]:
         """Lexer tokens with their [start, end) offsets in the source.
 
         The lexer reads the source with its newlines normalised to ``\n`` and without
         one trailing newline, and drops whitespace that ``{%-``/``{{-`` strip; each
-        token is found with ``str.find`` in the source with its newlines normalised the
-        same way (offsets mapped back past each ``\r\n``), and every skipped gap
-        (whitespace by construction) is yielded as a ``stripped`` token so that the
-        spans still tile the source.
+        token is found in the source with its newlines normalised the same way (offsets
+        mapped back past each ``\r\n``), and every skipped gap (whitespace by
+        construction) is listed as a ``stripped`` token so that the spans still tile the
+        source. Most tokens start where the one before ended: that is checked before the
+        text after it is searched.
         """
         normal, original = _normalised(self.source)
+        located: list[tuple[str, str, int, int]] = []
         cursor = 0  # in ``normal``
         for _lineno, kind, value in self.lexed:
             if not value:
                 continue
-            start = normal.find(value, cursor)
-            if start < 0 or normal[cursor:start].strip():
-                raise LoadError(f"could not locate Jinja token {value!r}")
-            if start > cursor:
-                yield "stripped", "", original(cursor), original(start)
+            if normal.startswith(value, cursor):
+                start = cursor
+            else:
+                start = normal.find(value, cursor)
+                if start < 0 or normal[cursor:start].strip():
+                    raise LoadError(f"could not locate Jinja token {value!r}")
+                located.append(("stripped", "", cursor, start))
             cursor = start + len(value)
-            yield kind, value, original(start), original(cursor)
+            located.append((kind, value, start, cursor))
         if cursor < len(normal):
             if normal[cursor:].strip():  # pragma: no cover - the lexer reads everything
                 raise LoadError("could not read the whole Jinja template")
-            yield "stripped", "", original(cursor), len(self.source)
+            located.append(("stripped", "", cursor, len(normal)))
+        if original is None:
+            return located
+        return [(kind, value, original(start), original(end)) for kind, value, start, end in located]
 
     def build(self) -> list[Segment]:
-        tokens = list(self._located())
+        tokens = self._located()
+        kinds = [token[0] for token in tokens]  # to find each tag's end with list.index
         i = 0
         while i < len(tokens):
             kind, value, start, end = tokens[i]
@@ -411,16 +429,11 @@ class _Builder:
                 else:
                     self.body.append(Text(Span(start, end), ""))
                 i += 1
-            elif kind in ("variable_begin", "block_begin", "comment_begin", "raw_begin"):
-                closing = {
-                    "variable_begin": "variable_end",
-                    "block_begin": "block_end",
-                    "comment_begin": "comment_end",
-                    "raw_begin": "raw_end",
-                }[kind]
-                j = i + 1
-                while j < len(tokens) and tokens[j][0] != closing:
-                    j += 1
+            elif kind in _CLOSING:
+                try:
+                    j = kinds.index(_CLOSING[kind], i + 1)
+                except ValueError:
+                    j = len(tokens)
                 if j == len(tokens) and kind in ("comment_begin", "raw_begin"):
                     # An open ``{#`` or ``{% raw %}`` that ends the text (one line break after
                     # it at most): jinja2's lexer stops there, and the template renders
@@ -433,7 +446,7 @@ class _Builder:
                 inner = tokens[i + 1 : j]
                 span = Span(start, tokens[j][3])
                 if kind == "variable_begin":
-                    self._slot(span, "".join(t[1] for t in inner))
+                    self._slot(span, "".join([t[1] for t in inner]))
                 elif kind == "comment_begin":
                     self.body.append(Tag(span, "comment"))
                 elif kind == "raw_begin":
