@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from promptlint.core.ir import Expr, Segment, Slot, Span, Template, Text
 from promptlint.loaders.base import LoadError
@@ -14,8 +15,10 @@ _STRING = re.compile(r"\"([^\"]*)\"|'([^']*)'|`([^`$]*)`")
 _ARROW_PARAMS = re.compile(r"\(([^()]*)\)\s*=>|\b([A-Za-z_$][\w$]*)\s*=>")
 
 
+@lru_cache(maxsize=4096)
 def describe(source: str) -> Expr:
-    """Identifiers, calls and string literals of a small JavaScript expression."""
+    """Identifiers, calls and string literals of a small JavaScript expression (described
+    once per source text: a template repeats its placeholders, a project its templates')."""
     literals = tuple(next(g for g in m.groups() if g is not None) for m in _STRING.finditer(source))
     bare = _STRING.sub("''", source)
     local = {name.strip() for m in _ARROW_PARAMS.finditer(bare) for group in m.groups() if group

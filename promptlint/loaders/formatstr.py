@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import re
 import string
+from functools import lru_cache
 
 from promptlint.core.ir import Expr, Segment, Slot, Span, Template, Text
 from promptlint.loaders.base import LoadError
 
 
+@lru_cache(maxsize=4096)
 def describe(field_name: str, format_spec: str | None, conversion: str | None) -> Expr:
-    """``user.name``, ``user[name]``, ``0`` and a format spec such as ``%H:%M``."""
+    """``user.name``, ``user[name]``, ``0`` and a format spec such as ``%H:%M`` (described
+    once per field: a template repeats its fields, a project its templates')."""
     path = tuple(p for p in re.split(r"[.\[\]]", field_name) if p)
     source = field_name + (f"!{conversion}" if conversion else "") + (f":{format_spec}" if format_spec else "")
     calls = tuple(re.findall(r"(\w+)\(", field_name))
