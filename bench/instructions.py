@@ -60,11 +60,12 @@ check_paths(files, jobs=1, plan_fixes=False)  # as `check -j 1` with the text re
 
 
 def instructions(tree: Path, listing: Path, count: int) -> int:
-    """The instructions of one run that checks the first ``count`` files of ``listing``."""
+    """The instructions of one run that checks the first ``count`` files of ``listing``, with
+    ``tree``'s package (``-P``: the current folder, this checkout, is not put before it)."""
     env = dict(os.environ, PYTHONHASHSEED="0", PYTHONPATH=str(tree))
     proc = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-         sys.executable, "-c", _DRIVER, str(listing), str(count)],
+         sys.executable, "-P", "-c", _DRIVER, str(listing), str(count)],
         capture_output=True, text=True, env=env, check=False,
     )
     found = re.search(r"Collected : (\d+)", proc.stderr)
