@@ -80,7 +80,9 @@ def classify(expr: Expr, overrides: Overrides | None = None, *, collection: bool
 
 def configured_stable(expr: Expr, overrides: Overrides | None) -> bool:
     """Whether the configuration lists the expression's name (or its root) as stable."""
-    stable = overrides.stable if overrides is not None else frozenset()
+    if overrides is None or not overrides.stable:
+        return False  # no names listed (most configs): the names are not even joined
+    stable = overrides.stable
     return any(n in stable or n.split(".")[0] in stable for n in [".".join(p) for p in expr.paths] or [expr.name])
 
 
