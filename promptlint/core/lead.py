@@ -257,7 +257,14 @@ def _fixed_name(expr: Expr) -> bool:
     """Whether the value's name is one fixed per deploy whatever label it stands under
     (`version`, `tools`, `trade_email`); a count of fixed things still counts
     (`ToolCallCount` under "Tool calls so far:")."""
-    named = [w for p in expr.paths for part in p for w in words(part)]
+    return _fixed_paths(expr.paths)
+
+
+@lru_cache(maxsize=4096)
+def _fixed_paths(paths: tuple[tuple[str, ...], ...]) -> bool:
+    """:func:`_fixed_name` of the names ``paths``, once per set of names (the same few are
+    asked of every slot whose name said nothing)."""
+    named = [w for p in paths for part in p for w in words(part)]
     return any(w in _FIXED_NAME_WORDS for w in named) and not (named and named[-1] in _COUNTERS)
 
 
