@@ -30,10 +30,14 @@ The fix is PC101's (moving the volatile parts); this rule has none of its own.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
 
+from promptlint import providers
 from promptlint.core.context import RuleContext
 from promptlint.core.findings import Finding
 from promptlint.core.ir import Span
+from promptlint.providers import cost
 
 CODE = "PC107"
 NAME = "prefix-below-minimum"
@@ -45,18 +49,31 @@ _NEAR_MISS_SHARE = 0.9
 
 def minimum_for(ctx: RuleContext) -> tuple[int, str]:
     """(minimum cacheable tokens, provider/model label) for this file's configuration."""
-    from promptlint import providers
-    from promptlint.providers import cost
-
-    provider = ctx.config.provider or "openai"
+    config = ctx.config
+    provider = config.provider or "openai"
     try:
         # The model a request body names wins over the default, as in `check --provider`.
-        asked = ctx.config.model or (None if ctx.config.provider else ctx.config.target_model)
-        model, _ = cost.resolve_model(provider, ctx.config.model, cost.body_model_of(ctx.template) or asked)
-        facts = providers.facts(provider, model, ctx.config.providers or None)
+        asked = config.model or (None if config.provider else config.target_model)
+        body_model = cost.body_model_of(ctx.template) or asked
+        if config.providers:
+            return _minimum(provider, config.model, body_model, config.providers)
+        return _bundled_minimum(provider, config.model, body_model)
     except ValueError:
         return 0, provider  # an unknown provider is reported by the config check
-    return facts.min_cacheable_tokens, f"{provider} {model}"
+
+
+@lru_cache(maxsize=64)
+def _bundled_minimum(provider: str, model: str | None, body_model: str | None) -> tuple[int, str]:
+    """:func:`_minimum` from the bundled table, once per provider and models (every file of
+    a run asks)."""
+    return _minimum(provider, model, body_model, None)
+
+
+def _minimum(provider: str, model: str | None, body_model: str | None,
+             rows: dict[str, Any] | None) -> tuple[int, str]:
+    chosen, _ = cost.resolve_model(provider, model, body_model)
+    facts = providers.facts(provider, chosen, rows)
+    return facts.min_cacheable_tokens, f"{provider} {chosen}"
 
 
 def check(ctx: RuleContext) -> Iterator[Finding]:
