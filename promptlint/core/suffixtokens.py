@@ -59,6 +59,9 @@ Starts: TypeAlias = "list[int] | array[int]"
 # A position every scan starts a piece at: a visible ASCII character other than `/` just
 # after a line break (see the module's docstring).
 _SYNC = re.compile(r"[\r\n](?=[!-.0-~])")
+# The last one in a stretch: ``(?s:.*)`` takes the stretch whole, then gives it back a
+# character at a time until a break with a sync point after it (before the stretch's end).
+_LAST_SYNC = re.compile(r"(?s:.*)[\r\n](?=[!-.0-~])")
 # How far back from an offset a sync point is looked for; past that (a long line), the
 # whole text's piece starts are computed once.
 _SYNC_REACH = 4096
@@ -404,22 +407,10 @@ def _next_sync(text: str, at: int, reach: int) -> int | None:
 
 def _last_sync(text: str, at: int, reach: int) -> int | None:
     """The last sync point before ``at``, at most ``reach`` characters before it; None when
-    there is none that near. Read back from ``at``, break by break, so that the cost is the
-    distance."""
-    limit = min(at, len(text))
-    lo = max(0, at - 1 - reach)
-    end = limit - 1  # a break whose sync point is before ``limit`` stands before this
-    while end > lo:
-        newline = text.rfind("\n", lo, end)
-        carriage = text.rfind("\r", max(lo, newline + 1), end)  # only one after that newline counts
-        at_break = max(newline, carriage)
-        if at_break < 0:
-            return None
-        after = text[at_break + 1]
-        if "!" <= after <= "~" and after != "/":  # what _SYNC looks ahead for
-            return at_break + 1
-        end = at_break
-    return None
+    there is none that near. Read back from ``at`` (the match runs to its end at once, then
+    backs up), so that the cost is the distance."""
+    found = _LAST_SYNC.match(text, max(0, at - 1 - reach), min(at, len(text)))
+    return None if found is None else found.end()
 
 
 class _SyncPoints:
