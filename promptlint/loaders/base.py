@@ -116,8 +116,9 @@ def decode(data: bytes) -> Decoded:
     return Decoded(text, has_bom, newline)
 
 
-# Each pattern that finds a brace not after another opens with the brace and looks behind it
-# (`\{(?<!\{\{)%`, not `(?<!\{)\{%`): the same matches, but a pattern that opens with a
+# A pattern that finds a character not after another opens with that character and looks
+# behind it (`\{(?<!\{\{)%`, not `(?<!\{)\{%`; `\$(?<!\\\$)\{` for a `${` not after a
+# backslash, here and in _JINJA_STATEMENT): the same matches, but a pattern that opens with a
 # character is scanned for it, while one that opens with a look-behind is tried at every
 # position (a Markdown page's scan took ten times as long).
 _JINJA_MARKERS = re.compile(r"\{(?<!\{\{)%-?\s*\w+|\{\{-?\s*[\w(]|\{#")
