@@ -176,6 +176,7 @@ def _override_sets(stable: tuple[str, ...], select: tuple[str, ...] | None,
     config = Config(select=select, ignore=ignore)
     return frozenset(stable), frozenset(code for code in _MOVED_BY_FIX if not config.rule_enabled(code))
 
+
 _KEYS = {f.name.replace("_", "-") for f in fields(Config)} - {"path", "key-lines", "includes", "extends",
                                                                 "plan-fixes", "prove-fixes"}
 _ASSEMBLY_KEYS = {"order", "files", "root", "volatile", "stable"}
