@@ -43,7 +43,7 @@ def test_every_finding_of_the_fixtures_is_inside_its_file() -> None:
     assert _outside(report.findings, text_of) == []
 
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from promptlint.config import Config  # noqa: E402
 from promptlint.core.analysis import analyze  # noqa: E402
@@ -52,6 +52,7 @@ from promptlint.core.ir import Span  # noqa: E402
 from promptlint.loaders import load_text  # noqa: E402
 
 
+@settings(deadline=None)  # each example analyses a template: no time limit on a slow runner
 @given(st.text(alphabet=st.sampled_from("ab \n\r\t"), min_size=1, max_size=30), st.data())
 def test_a_finding_is_placed_where_the_template_puts_its_span(text: str, data: st.DataObject) -> None:
     # A finding reads its lines and columns off the line index; Template.position is the oracle.
