@@ -38,3 +38,29 @@ def test_a_walk_past_the_join_keeps_what_a_negation_keeps(tmp_path: Path) -> Non
     (tmp_path / "generated" / "x.j2").write_text("You are {{ who }}.\n")
     found = list(discovery.prompt_files(str(tmp_path), discovery.Config()))
     assert sorted(Path(p).name for p in found) == ["agent.j2", "keep1.md", "keep2.md"]
+
+
+_LAYOUT = st.lists(st.tuples(st.sampled_from(["a", "a/b", "a/b/c", "a/d", "e", "e/f"]),
+                             st.sampled_from([".gitignore", ".git"])), max_size=8)
+
+
+@given(_LAYOUT, st.permutations(["", "a", "a/b", "a/b/c", "a/d", "e", "e/f"]))
+def test_a_walks_chains_are_each_folders_own(layout: list[tuple[str, str]], order: list[str]) -> None:
+    """Each folder's chain, built from its parent's, is the one found by climbing from the
+    folder itself, whichever folder is asked first."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder).resolve()
+        (root / ".git").mkdir()  # the walk stays inside one repository, as real walks do
+        for sub in ("a/b/c", "a/d", "e/f"):
+            (root / sub).mkdir(parents=True)
+        (root / ".gitignore").write_text("*.log\n")
+        for sub, name in layout:
+            if name == ".git":
+                (root / sub / ".git").mkdir(exist_ok=True)
+            else:
+                (root / sub / ".gitignore").write_text(f"{sub.replace('/', '_')}.md\n")
+        chains: dict = {}  # type: ignore[type-arg]
+        for sub in order:
+            assert discovery._walk_chain(root / sub, chains) == discovery._ignore_chain(root / sub)
