@@ -391,7 +391,8 @@ def prompt_files(
             if name.lower().endswith(_CODE_SUFFIXES) and not may_build_prompt(found, config.prompt_names):
                 continue
             # `check .` reports `sub/x.md`, not `./sub/x.md`; other roots keep their spelling.
-            yield os.path.relpath(found) if dot else found
+            # (What os.path.relpath says of such a path, without its two abspath calls.)
+            yield os.path.normpath(found) if dot else found
 
 
 def _note(skipped: list[str] | None, path: str | None, why: str | None) -> None:

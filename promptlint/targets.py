@@ -153,8 +153,9 @@ def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False) 
     files: list[str] = []
     seen: set[str] = set()
     for path in targets.files:
-        if os.path.abspath(path) not in seen:
-            seen.add(os.path.abspath(path))
+        key = os.path.abspath(path)
+        if key not in seen:
+            seen.add(key)
             files.append(path)
     targets.files = files
     return targets
