@@ -26,6 +26,7 @@ from promptlint.core import tokens
 from promptlint.config import Config, ConfigError
 from promptlint.core.findings import FileResult, Finding, Report, ShownLines, severity_rank, shown_line_numbers
 from promptlint.core.ir import CODE_SYNTAXES, Tag, Template
+from promptlint.discovery import is_prompt_file
 from promptlint.loaders import FileTooLarge, LoadError, detect_syntax, load_bytes, load_text, read_bytes
 from promptlint.project import (
     CachedFile,
@@ -395,7 +396,7 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
                  cache: ResultCache | None, jobs: int, heap: _Heap, options: dict[str, Any]) -> Report:
     report = Report()
     given = as_paths(paths)  # once: ``paths`` may be an iterator
-    targets = gather(given, None if config_file is None else os.fspath(config_file), hook=hook)
+    targets = gather(given, None if config_file is None else os.fspath(config_file), hook=hook, look_later=True)
     report.errors, report.warnings = targets.errors, targets.skipped
     project = Project()
     levels: list[str] = []
@@ -403,11 +404,14 @@ def _check_paths(paths: Paths, config_file: PathArg | None, syntax: str | None, 
     sizes = file_sizes(files) if len(files) > 1 else [0] * len(files)
     total = sum(sizes)
     if worth_processes(jobs, len(files), total):
-        checked_files = _check_in_processes(files, sizes, explicit, syntax, options, cache, jobs, project, heap)
+        checked_files = _check_in_processes(files, sizes, explicit, syntax, options, cache, jobs, project, heap,
+                                            targets.undecided)
     else:
         if len(files) > 1:
             tokens.expect_text(total)
-        checked_files = (_check_or_skip(path, explicit, syntax, options, project, cache) for path in files)
+        undecided = targets.undecided
+        checked_files = (_check_or_skip(path, explicit, syntax, options, project, cache, look=undecided.get(path))
+                         for path in files)
     named = {os.path.abspath(p) for p in given if not os.path.isdir(p)}
     no_prompt: list[str] = []
     for path, result, checked in checked_files:
@@ -475,8 +479,13 @@ _Checked = tuple[str, "FileResult | str | _Skip", "CheckedFile | None"]
 def _check_or_skip(
     path: str, explicit: Config | None, syntax: str | None, options: dict[str, Any], project: Project | None,
     cache: ResultCache | None, defer_includers: bool = False, cached_only: bool = False,
+    look: tuple[str, ...] | None = None,
 ) -> _Checked:
-    """One file's result, or why it was skipped (a file over the size limit)."""
+    """One file's result, or why it was skipped (a file over the size limit). ``look``: the
+    prompt names a walk judges the file by, where its bytes decide whether it is a prompt
+    (:attr:`~promptlint.targets.Targets.undecided`); one that is not is skipped quietly."""
+    if look is not None and not is_prompt_file(path, look):
+        return path, _Skip(None), None
     try:
         result, checked = _check_file(path, explicit, syntax, options, project, cache, defer_includers, cached_only)
     except FileTooLarge as exc:
@@ -487,20 +496,24 @@ def _check_or_skip(
 
 
 # What each worker process checks with (set once per process by the pool's initializer).
-_worker_setup: tuple[Config | None, str | None, dict[str, Any], ResultCache | None] | None = None
+_worker_setup: tuple[Config | None, str | None, dict[str, Any], ResultCache | None,
+                     dict[str, tuple[str, ...]]] | None = None
 
 
-def _init_worker(explicit: Config | None, syntax: str | None, options: dict[str, Any], cache_folder: Path | None) -> None:
+def _init_worker(explicit: Config | None, syntax: str | None, options: dict[str, Any], cache_folder: Path | None,
+                 undecided: dict[str, tuple[str, ...]]) -> None:
     global _worker_setup
-    _worker_setup = (explicit, syntax, options, ResultCache(cache_folder) if cache_folder is not None else None)
+    _worker_setup = (explicit, syntax, options, ResultCache(cache_folder) if cache_folder is not None else None,
+                     undecided)
 
 
 def _check_in_worker(path: str) -> FileResult | str | _Skip | None:
     """A file's result; None for a file that includes others (see :class:`_Deferred`)."""
     assert _worker_setup is not None
-    explicit, syntax, options, cache = _worker_setup
+    explicit, syntax, options, cache, undecided = _worker_setup
     try:
-        _path, result, checked = _check_or_skip(path, explicit, syntax, options, None, cache, defer_includers=True)
+        _path, result, checked = _check_or_skip(path, explicit, syntax, options, None, cache, defer_includers=True,
+                                                look=undecided.get(path))
     except _Deferred:
         return None
     if checked is not None:
@@ -510,7 +523,7 @@ def _check_in_worker(path: str) -> FileResult | str | _Skip | None:
 
 def _check_in_processes(
     files: list[str], file_bytes: list[int], explicit: Config | None, syntax: str | None, options: dict[str, Any],
-    cache: ResultCache | None, jobs: int, project: Project, heap: _Heap,
+    cache: ResultCache | None, jobs: int, project: Project, heap: _Heap, undecided: dict[str, tuple[str, ...]],
 ) -> Iterable[_Checked]:
     """Single-file results from worker processes, in order (``file_bytes``: each file's
     size). Rules that read several files run afterwards in this process, which loads a file
@@ -519,7 +532,7 @@ def _check_in_processes(
     the 300 partials it includes)."""
     from promptlint.parallel import map_in_order
 
-    known = _cached_results(files, explicit, syntax, options, project, cache) if cache is not None else {}
+    known = _cached_results(files, explicit, syntax, options, project, cache, undecided) if cache is not None else {}
     rest = [path for path in files if path not in known]
     sizes = [size for path, size in zip(files, file_bytes, strict=True) if path not in known]
     left = sum(sizes)
@@ -529,10 +542,11 @@ def _check_in_processes(
         if len(rest) > 1:
             tokens.expect_text(left)
         for path in files:
-            yield known[path] if path in known else _check_or_skip(path, explicit, syntax, options, project, cache)
+            yield known[path] if path in known else _check_or_skip(path, explicit, syntax, options, project, cache,
+                                                                   look=undecided.get(path))
         return
     outcomes = map_in_order(_check_in_worker, rest, jobs, sizes=sizes, initializer=_init_worker,
-                            initargs=(explicit, syntax, options, cache.folder if cache else None),
+                            initargs=(explicit, syntax, options, cache.folder if cache else None, undecided),
                             before_fork=heap.freeze)
     pending = zip(rest, outcomes, strict=True)
     for path in files:
@@ -561,19 +575,25 @@ _COLD_LOOKUPS = 32
 
 def _cached_results(
     files: list[str], explicit: Config | None, syntax: str | None, options: dict[str, Any], project: Project,
-    cache: ResultCache,
+    cache: ResultCache, undecided: dict[str, tuple[str, ...]],
 ) -> dict[str, _Checked]:
     """The results the cache holds, looked up here before any worker process starts: a warm
     run starts none (nor builds an encoding), and a partly warm one sends only the files that
     changed. A file whose reading fails is answered here too, as a worker would answer it."""
     known: dict[str, _Checked] = {}
+    answered = False  # by the cache, or by a failed read: a file a look skips says nothing of the cache
     for number, path in enumerate(files):
-        if not known and number >= _COLD_LOOKUPS:
+        if not answered and number >= _COLD_LOOKUPS:
             break
+        look = undecided.get(path)
+        if look is not None and not is_prompt_file(path, look):
+            known[path] = path, _Skip(None), None
+            continue
         try:
             known[path] = _check_or_skip(path, explicit, syntax, options, project, cache, cached_only=True)
         except _NotCached:
             continue
+        answered = True
     return known
 
 

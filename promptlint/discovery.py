@@ -315,13 +315,17 @@ def link_problem(path: str) -> str | None:
 
 
 def prompt_files(
-    root: str, config: Config, skipped: list[str] | None = None, errors: list[str] | None = None
+    root: str, config: Config, skipped: list[str] | None = None, errors: list[str] | None = None,
+    undecided: dict[str, tuple[str, ...]] | None = None,
 ) -> Iterator[str]:
     """Prompt files under a folder, sorted, as paths that start with ``root`` as given.
 
     Entries that cannot be checked are appended to ``skipped`` as ``path: reason``;
     subfolders that cannot be listed to ``errors`` (their files go unchecked, so the run
-    fails: exit 2), else to ``skipped``."""
+    fails: exit 2), else to ``skipped``. With ``undecided``, the files whose bytes decide
+    (JSON, code: :func:`is_prompt_file`) are not read here: they are yielded, and entered
+    in it with the prompt names to judge them by, for the check to look at them (in its
+    worker processes) and skip those that are not prompts, quietly as a walk does."""
     base = Path(root)
     stop = base.resolve()
     # Links may lead anywhere in the folder's project (`agents/x.j2 -> ../shared/x.j2`),
@@ -386,13 +390,31 @@ def prompt_files(
                     continue
                 if _ignored(resolved, False, stop, chains):
                     continue
-            if _read_as_json(name) and not is_request_body_file(found):
-                continue
-            if name.lower().endswith(_CODE_SUFFIXES) and not may_build_prompt(found, config.prompt_names):
-                continue
             # `check .` reports `sub/x.md`, not `./sub/x.md`; other roots keep their spelling.
             # (What os.path.relpath says of such a path, without its two abspath calls.)
-            yield os.path.normpath(found) if dot else found
+            path = os.path.normpath(found) if dot else found
+            if needs_a_look(name):
+                if undecided is not None:
+                    undecided[path] = config.prompt_names
+                elif not is_prompt_file(found, config.prompt_names):
+                    continue
+            yield path
+
+
+def needs_a_look(name: str) -> bool:
+    """Whether a walk keeps a file of this name only once its bytes show a prompt (see
+    :func:`is_prompt_file`)."""
+    return _read_as_json(name) or name.lower().endswith(_CODE_SUFFIXES)
+
+
+def is_prompt_file(path: str, prompt_names: tuple[str, ...]) -> bool:
+    """Whether a walk keeps a file its name alone does not decide: a JSON file that is a
+    request body, a code file that names a word a prompt is built with (``prompt_names``:
+    the walked folder's). Any other file is kept."""
+    name = os.path.basename(path)
+    if _read_as_json(name) and not is_request_body_file(path):
+        return False
+    return not (name.lower().endswith(_CODE_SUFFIXES) and not may_build_prompt(path, prompt_names))
 
 
 def _note(skipped: list[str] | None, path: str | None, why: str | None) -> None:

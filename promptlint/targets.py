@@ -5,13 +5,14 @@ names; each file once, with one error line per path that gives none."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from promptlint import config as config_mod
 from promptlint.config import Config, ConfigError
-from promptlint.discovery import link_problem, prompt_files
+from promptlint.discovery import is_prompt_file, link_problem, prompt_files
 from promptlint.registry import by_code
 
 #: One path: a ``str`` or an ``os.PathLike`` (``pathlib.Path``).
@@ -92,6 +93,10 @@ class Targets:
     candidates: set[str] = field(default_factory=set)
     #: Entries of walked folders that cannot be checked (a symlink loop, a FIFO): warnings.
     skipped: list[str] = field(default_factory=list)
+    #: With ``gather(..., look_later=True)``: walked files that are prompts only if their
+    #: bytes say so (JSON, code), each with the prompt names its walk judges it by, for the
+    #: check to look at (``discovery.is_prompt_file``) where it reads them.
+    undecided: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def blank_name(name: str | None) -> bool:
@@ -101,7 +106,11 @@ def blank_name(name: str | None) -> bool:
     return name is not None and not name.strip() and not os.path.exists(name)
 
 
-def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
+def _expand(paths: Iterable[str], config: Config | None, hook: bool,
+            looks: dict[int, tuple[str, ...]] | None = None) -> Targets:
+    """The files ``paths`` give, in order (a file may come twice). With ``looks``, the walks
+    leave the files whose bytes decide undecided (see :attr:`Targets.undecided`): each is
+    entered in ``looks`` by its place in ``files``."""
     targets = Targets(explicit=config)
     files, errors = targets.files, targets.errors
     for path in paths:
@@ -117,9 +126,16 @@ def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
             except ConfigError as exc:
                 errors.append(str(exc))
                 continue
-            found = list(prompt_files(path, folder_config, targets.skipped, errors))
+            undecided: dict[str, tuple[str, ...]] | None = {} if looks is not None else None
+            found = list(prompt_files(path, folder_config, targets.skipped, errors, undecided))
+            if undecided and all(p in undecided for p in found):
+                # Only files a look decides: looked at here until one is a prompt, so that a
+                # folder without one is said to have none, as when the walk looks at each.
+                found = _up_to_first_prompt(found, undecided)
             if not found and not errors:
                 errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
+            if undecided:
+                looks.update((len(files) + i, undecided[p]) for i, p in enumerate(found) if p in undecided)  # type: ignore[union-attr]
             files.extend(found)
         elif (problem := link_problem(path)) is not None:
             errors.append(f"{path}: {problem}")
@@ -132,13 +148,26 @@ def _expand(paths: Iterable[str], config: Config | None, hook: bool) -> Targets:
     return targets
 
 
-def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False) -> Targets:
+def _up_to_first_prompt(found: list[str], undecided: dict[str, tuple[str, ...]]) -> list[str]:
+    """``found`` without the files before its first prompt file that are none (that one
+    decided, those after it left undecided); empty where none is."""
+    for number, path in enumerate(found):
+        if is_prompt_file(path, undecided.pop(path)):
+            return found[number:]
+    return []
+
+
+def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False, look_later: bool = False) -> Targets:
     """The files to work on (each once), the ``--config`` file's config if one was given,
     one error line per path or config that cannot be used, and which files may be skipped.
 
     ``hook``: the paths are whatever a hook matched (pre-commit passes each staged file its
     ``files`` pattern matches): a ``pyproject.toml`` without ``[tool.promptlint]`` and a
-    ``.json`` file that is no request body are skipped quietly, as a folder walk skips them."""
+    ``.json`` file that is no request body are skipped quietly, as a folder walk skips them.
+
+    ``look_later``: a walk keeps the JSON and code files it would read to decide whether
+    they are prompts, in :attr:`Targets.undecided`, for the check to decide where it reads
+    them (in parallel, with ``-j``); the walk is then serial work on names alone."""
     explicit: Config | None = None
     if config_file is not None:
         if blank_name(config_file):  # read as ".", which is no file
@@ -149,13 +178,23 @@ def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False) 
             return Targets(errors=[str(exc)])
         if explicit is None:
             return Targets(errors=[f"{config_file}: no [tool.promptlint] table"])
-    targets = _expand(as_paths(paths), explicit, hook)
+    looks: dict[int, tuple[str, ...]] | None = {} if look_later else None
+    targets = _expand(as_paths(paths), explicit, hook, looks)
+    keys = [os.path.abspath(path) for path in targets.files]
+    twice = {key for key, count in Counter(keys).items() if count > 1} if looks else set()
     files: list[str] = []
     seen: set[str] = set()
-    for path in targets.files:
-        key = os.path.abspath(path)
-        if key not in seen:
-            seen.add(key)
-            files.append(path)
+    for number, (path, key) in enumerate(zip(targets.files, keys, strict=True)):
+        if key in seen:
+            continue
+        look = looks.get(number) if looks else None
+        if look is not None:
+            if key in twice:  # named again later: decided now, where the walk would have dropped it
+                if not is_prompt_file(path, look):
+                    continue
+            else:
+                targets.undecided[path] = look
+        seen.add(key)
+        files.append(path)
     targets.files = files
     return targets

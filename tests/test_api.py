@@ -232,7 +232,7 @@ def test_a_worker_lets_each_template_go_as_it_returns_its_result(tmp_path: Path,
     from promptlint import api
 
     paths = _clocked_templates(tmp_path, long_rules, 8)
-    api._init_worker(None, None, {"plan_fixes": True, "prove_fixes": True}, None)
+    api._init_worker(None, None, {"plan_fixes": True, "prove_fixes": True}, None, {})
     try:
         results, alive = _templates_alive_after(lambda: [api._check_in_worker(str(p)) for p in paths])
     finally:

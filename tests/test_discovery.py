@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pathspec
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -64,3 +65,76 @@ def test_a_walks_chains_are_each_folders_own(layout: list[tuple[str, str]], orde
         chains: dict = {}  # type: ignore[type-arg]
         for sub in order:
             assert discovery._walk_chain(root / sub, chains) == discovery._ignore_chain(root / sub)
+
+
+def _mixed_folder(root: Path, rules: str) -> None:
+    """Prompt files beside JSON and code files whose bytes decide whether they are prompts."""
+    import json
+
+    (root / "agents").mkdir()
+    (root / "agents" / "a.md").write_text(f"Today is {{{{current_date}}}}.\n{rules}")
+    (root / "package.json").write_text('{"name": "x", "dependencies": {}}\n')  # no request key
+    (root / "agents" / "tools.json").write_text('{"messages": 5}\n')  # a request key, not a body
+    body = {"model": "gpt-4o", "messages": [{"role": "system", "content": f"Now: 2026-12-07T10:42:17Z.\n{rules}"},
+                                            {"role": "user", "content": "hi"}]}
+    (root / "agents" / "body.json").write_text(json.dumps(body))
+    (root / "helper.py").write_text("def add(a, b):\n    return a + b\n")  # no prompt word
+    code = Path(__file__).resolve().parents[1] / "fixtures" / "code-agent" / "agent"
+    for name in ("prompt.py", "storage.py"):  # one builds a prompt; one names the word, and builds none
+        (root / name).write_bytes((code / name).read_bytes())
+    (root / "only_json").mkdir()
+    (root / "only_json" / "a.json").write_text('{"system": 3}\n')
+    (root / "only_json" / "b.json").write_text('{"name": "y"}\n')
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_files_looked_at_in_the_check_are_reported_as_a_walk_that_reads_them(
+        jobs: int, tmp_path: Path, long_rules: str, monkeypatch: pytest.MonkeyPatch,
+        processes_for_any_size: None) -> None:
+    """A walk leaves the JSON and code files to the check (its workers, with -j), which skips
+    those that are no prompts as quietly: the report is the one a walk that reads them gives,
+    a folder of none still has no prompt files, and a file named again is checked once."""
+    from promptlint import api, targets
+    from promptlint.resultcache import ResultCache
+
+    _mixed_folder(tmp_path, long_rules)
+    runs = [[tmp_path], [tmp_path / "only_json"], [tmp_path, tmp_path / "agents" / "tools.json"],
+            [tmp_path / "agents", tmp_path / "agents" / "body.json", tmp_path], [tmp_path / "agents", tmp_path]]
+
+    def reports(cache: ResultCache | None = None) -> list[tuple[object, ...]]:
+        made = [api.check_paths(paths, jobs=jobs, cache=cache) for paths in runs]
+        return [(r.to_json(), r.errors, r.warnings, r.notes, r.exit_code()) for r in made]
+
+    later = reports()
+    cached = [reports(ResultCache(tmp_path.parent / f"cache-{jobs}")) for _ in range(2)]  # cold, then warm
+    eager = targets.gather
+    monkeypatch.setattr(api, "gather", lambda *a, **k: eager(*a, **{**k, "look_later": False}))
+    assert later == reports() == cached[0] == cached[1]
+    assert "no prompt files found" in str(later[1][1])
+    checked = [Path(f["path"]).name for f in later[0][0]["files"]]  # type: ignore[index]
+    assert sorted(checked) == ["a.md", "body.json", "prompt.py"]
+    named = [Path(f["path"]).name for f in later[2][0]["files"]]  # type: ignore[index]
+    assert sorted(named) == ["a.md", "body.json", "prompt.py", "tools.json"]  # named: its error is said
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_cached_result_does_not_bring_back_a_file_the_walk_passes(jobs: int, tmp_path: Path,
+                                                                    processes_for_any_size: None) -> None:
+    """A code file the walked folder's prompt names do not pick up stays out of a walk, even
+    where the result cache holds it from a check that named it (its own folder's config
+    names its prompt)."""
+    from promptlint import api
+    from promptlint.resultcache import ResultCache
+
+    (tmp_path / ".git").mkdir()
+    for name in ("a.md", "b.md", "c.md", "d.md"):  # enough for two workers
+        (tmp_path / name).write_text("You are a helpful assistant.\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "promptlint.toml").write_text('[code]\nprompt-names = ["charter"]\n')
+    (tmp_path / "sub" / "crew.py").write_text('CHARTER = f"Serve {user.name} well. Keep answers short."\n')
+    cache = ResultCache(tmp_path.parent / "cache")
+    named = api.check_paths(tmp_path / "sub" / "crew.py", cache=cache)
+    assert [Path(r.path).name for r in named.files] == ["crew.py"]
+    walked = api.check_paths(tmp_path, cache=cache, jobs=jobs)
+    assert [Path(r.path).name for r in walked.files] == ["a.md", "b.md", "c.md", "d.md"]
+    assert walked.to_json() == api.check_paths(tmp_path, jobs=jobs).to_json()

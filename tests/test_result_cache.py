@@ -262,7 +262,7 @@ def test_a_worker_does_not_analyse_a_cached_file_again(write, long_rules, tmp_pa
         return real(template, *args, **kwargs)
 
     monkeypatch.setattr(api, "_check_template", counted)
-    api._init_worker(None, None, {}, tmp_path / "cache")
+    api._init_worker(None, None, {}, tmp_path / "cache", {})
     try:
         first = [api._check_in_worker(str(p)) for p in paths]
         assert len(analysed) == 3
