@@ -199,14 +199,6 @@ def _clip_cells(text: str, start: int, end: int, room: int) -> tuple[str, int, i
     return shown, clip(start), clip(end)
 
 
-def _line_length(line: str) -> int:
-    """The length of ``line`` without the line break characters it ends with."""
-    size = len(line)
-    while size and line[size - 1] in "\r\n":
-        size -= 1
-    return size
-
-
 def _frame(finding: Finding, lines: Lines, width: int) -> Text:
     """The finding's line with one line of context each side and the value underlined,
     each clipped to the terminal width around the value (the pieces are laid down here
@@ -220,8 +212,16 @@ def _frame(finding: Finding, lines: Lines, width: int) -> Text:
         # Clipped first, then shown: a tab and a control character each stay one column, so
         # only the part shown is read (the offsets are the same either way).
         line = lines[number - 1]
-        size = _line_length(line)
-        if number == finding.line:
+        size = len(line)
+        while size and line[size - 1] in "\r\n":  # its length without the line break
+            size -= 1
+        if number != finding.line:
+            if size <= room and line.isascii():  # most lines: shown whole
+                shown = line if size == len(line) else line[:size]
+            else:
+                shown = _clip(line, 0, 0, room, size)[0]
+            pieces += (f"   {number:>{number_width}} │ ", "dim", _printable(shown.expandtabs(1)), "", "\n", "")
+        else:
             start = finding.column - 1
             end = finding.end_column - 1 if finding.end_line == finding.line else size
             source, start, end = _clip(line, start, max(start, min(end, size)), room, size)
@@ -233,9 +233,6 @@ def _frame(finding: Finding, lines: Lines, width: int) -> Text:
                        source[start:end], style.replace("bold ", "") + " underline", source[end:], "", "\n", "",
                        f"   {'':>{number_width}} │ " + " " * _cells(source[:start]), "dim", "^" * underline, style,
                        "\n", "")
-        else:
-            shown = _printable(_clip(line, 0, 0, room, size)[0].expandtabs(1))
-            pieces += (f"   {number:>{number_width}} │ ", "dim", shown, "", "\n", "")
     out = Text()
     out.pieces = pieces
     return out
