@@ -16,8 +16,7 @@ import errno
 import fnmatch
 import os
 import re
-import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -246,12 +245,56 @@ def _linked_folder(path: Path, walked: Path) -> str | None:
     return f"a link to the folder {target}, outside the walked folder: not followed"
 
 
-def _is_regular(path: str) -> bool:
-    """Whether a directory entry is a regular file itself (not a link to one)."""
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
+class _Listing:
+    """A folder's entries, as :func:`os.walk` sorts them (``dirs``: folders, links to them
+    included; ``files``: the rest), and what the listing itself tells of their types
+    (``links``: folders that are links; ``regular``: files that are regular files
+    themselves), which would otherwise cost a stat call each."""
+
+    __slots__ = ("dirs", "files", "links", "regular")
+
+    def __init__(self) -> None:
+        self.dirs: list[str] = []
+        self.files: list[str] = []
+        self.links: set[str] = set()
+        self.regular: set[str] = set()
+
+
+def _walk(top: str, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, _Listing]]:
+    """``os.walk(top, onerror=onerror)`` (top-down, links to folders not entered; the
+    caller may prune ``dirs``), each folder with its :class:`_Listing`."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        listing = _Listing()
+        try:
+            entries = os.scandir(folder)
+        except OSError as exc:
+            onerror(exc)
+            continue
+        with entries:
+            try:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if is_dir:
+                        listing.dirs.append(entry.name)
+                        if entry.is_symlink():
+                            listing.links.add(entry.name)
+                    else:
+                        listing.files.append(entry.name)
+                        try:
+                            if entry.is_file(follow_symlinks=False):
+                                listing.regular.add(entry.name)
+                        except OSError:
+                            pass
+            except OSError as exc:  # the listing failed part way: os.walk gives up on the folder
+                onerror(exc)
+                continue
+        yield folder, listing
+        stack.extend(os.path.join(folder, d) for d in reversed(listing.dirs) if d not in listing.links)
 
 
 def _outside(resolved: Path, root: Path | None) -> str | None:
@@ -343,40 +386,45 @@ def prompt_files(
         else:
             _note(skipped, exc.filename, exc.strerror)
 
-    for folder, dirs, files in os.walk(base, onerror=unreadable):
+    for folder, listing in _walk(os.fspath(base), unreadable):
         here = Path(folder)
         # An entry's path from the walked folder is this folder's, then its name.
         under = here.relative_to(base).as_posix()
         prefix = "" if under == "." else under + "/"
+        real: Path | None = None  # this folder resolved, once an entry in it asks
         kept = []
-        for d in sorted(dirs):
+        for d in sorted(listing.dirs):
             if _matches(d, prefix + d, excludes):
                 continue
-            if (here / d).is_symlink():
+            if d in listing.links:
                 # A link to a folder is not followed (its files would be checked twice, or
                 # round a loop): said only when its folder is not walked where it is.
                 why = _linked_folder(here / d, stop)
                 if why is not None:
                     _note(skipped, os.path.join(folder, d), why)
-            elif not _ignored((here / d).resolve(), True, stop, chains):
+                continue
+            if real is None:
+                real = Path(os.path.realpath(folder))
+            if not _ignored(real / d, True, stop, chains):  # no link: its real path is in this folder's
                 kept.append(d)
-        dirs[:] = kept
-        real: Path | None = None  # this folder resolved, once a regular file in it asks
+        listing.dirs[:] = kept
         # Whether its files are inside the bound, and whether a .gitignore may ignore them:
         # asked once for the folder, not for each file (a quarter of a 2,000-file walk).
-        real_inside = ignorable = False
-        for name in sorted(files):
+        real_inside = ignorable = asked = False
+        for name in sorted(listing.files):
             rel = prefix + name
             if _matches(name, rel, excludes) or not _matches(name, rel, config.include):
                 continue
             found = os.path.join(folder, name)
-            if _is_regular(found):
+            if name in listing.regular:
                 # No link to follow: the file is in this folder's real path (itself inside
-                # the walked one, which os.walk entered without following links).
+                # the walked one, which the walk entered without following links).
                 if real is None:
                     real = Path(os.path.realpath(folder))
+                if not asked:
                     real_inside = real.is_relative_to(bound)  # a file in it is, or is not, alike
                     ignorable = bool(_walk_chain(real, chains)[0])
+                    asked = True
                 entry = real / name
                 if not real_inside:
                     _note(skipped, found, _outside(entry, bound))

@@ -138,3 +138,50 @@ def test_a_cached_result_does_not_bring_back_a_file_the_walk_passes(jobs: int, t
     walked = api.check_paths(tmp_path, cache=cache, jobs=jobs)
     assert [Path(r.path).name for r in walked.files] == ["a.md", "b.md", "c.md", "d.md"]
     assert walked.to_json() == api.check_paths(tmp_path, jobs=jobs).to_json()
+
+
+_ENTRIES = st.lists(st.tuples(st.sampled_from(["", "a", "a/b", "c"]), st.sampled_from(["d1", "d2", "f1", "f2", "l1"]),
+                              st.sampled_from(["dir", "file", "fifo", "link-file", "link-dir", "dangling", "loop"])),
+                    max_size=12)
+
+
+@given(_ENTRIES)
+def test_the_walks_listing_is_os_walks_with_the_types_lstat_gives(entries: list[tuple[str, str, str]]) -> None:
+    """The walk lists what os.walk lists, in its order, and tells links and regular files
+    apart as lstat does."""
+    import os
+    import stat
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for sub in ("a/b", "c"):
+            (root / sub).mkdir(parents=True, exist_ok=True)
+        (root / "c" / "target.md").write_text("x\n")
+        for sub, name, kind in entries:
+            path = root / sub / name
+            if os.path.lexists(path):
+                continue
+            if kind == "dir":
+                path.mkdir()
+            elif kind == "file":
+                path.write_text("x\n")
+            elif kind == "fifo":
+                os.mkfifo(path)
+            elif kind == "link-file":
+                path.symlink_to(root / "c" / "target.md")
+            elif kind == "link-dir":
+                path.symlink_to(root / "a")
+            elif kind == "dangling":
+                path.symlink_to(root / "nowhere")
+            else:
+                path.symlink_to(path)
+        expected = [(f, sorted(d), sorted(n)) for f, d, n in os.walk(folder)]
+        walked = []
+        for f, listing in discovery._walk(folder, lambda exc: None):
+            walked.append((f, sorted(listing.dirs), sorted(listing.files)))
+            for name in listing.dirs:
+                assert (name in listing.links) == os.path.islink(os.path.join(f, name))
+            for name in listing.files:
+                assert (name in listing.regular) == stat.S_ISREG(os.lstat(os.path.join(f, name)).st_mode)
+        assert sorted(walked) == sorted(expected) and [w[0] for w in walked] == [e[0] for e in expected]
