@@ -267,3 +267,25 @@ def test_the_prefilters_leave_every_value_found(monkeypatch: pytest.MonkeyPatch)
     # And the prefilters do skip: a text with none of what they look for finds nothing.
     assert not values._CLOCK_NEEDS.search("Generated at noon for the caller") and not found(
         "Generated at noon for the caller")
+
+
+def test_a_load_after_the_shape_check_of_its_source_takes_its_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A walk's look at a body (check_shape) hands its parse to the load that follows,
+    which gives what a load of its own gives; a load of another source parses that one."""
+    from promptlint.requestbody import files
+
+    parsed: list[str] = []
+    real = files.parse
+    monkeypatch.setattr(files, "parse", lambda source: parsed.append(source) or real(source))
+    sources = [p.read_text() for p in sorted((Path(__file__).resolve().parents[1] / "fixtures" / "requests").glob("*.json"))]
+    assert len(sources) >= 3
+    for source, other in zip(sources, sources[1:] + sources[:1], strict=True):
+        alone = files.load(source)
+        files.check_shape(source)
+        parsed.clear()
+        taken = files.load(source)
+        assert parsed == [] and files._last_shaped is None  # the check's parse, handed over once
+        assert (taken.value, taken.requests, taken.spans) == (alone.value, alone.requests, alone.spans)
+        files.check_shape(other)
+        parsed.clear()
+        assert files.load(source).requests == alone.requests and parsed == [source]  # not the other body's

@@ -75,14 +75,27 @@ class RequestFile:
 
 def load(source: str) -> RequestFile:
     """Parse a request file. RequestError for bad JSON or JSON that is not a body."""
+    global _last_shaped
+    last, _last_shaped = _last_shaped, None
+    if last is not None and last[0] == source:
+        return RequestFile(source, last[1], last[2], scan(source))
     value = parse(source)
     return RequestFile(source, value, _requests(value), scan(source))
+
+
+# The body :func:`check_shape` read last, parsed and rendered, for :func:`load` to take if
+# it is asked for the same source next: a folder walk's look at a JSON file (is it a request
+# body?) comes just before the file's check loads it.
+_last_shaped: tuple[str, Any, list[Rendered]] | None = None
 
 
 def check_shape(source: str) -> None:
     """What :func:`load` checks, without finding each value's span: RequestError when
     ``source`` is not JSON of a request body (or an array of them)."""
-    _requests(parse(source))
+    global _last_shaped
+    _last_shaped = None
+    value = parse(source)
+    _last_shaped = source, value, _requests(value)
 
 
 def _requests(value: Any) -> list[Rendered]:
