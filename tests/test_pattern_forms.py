@@ -66,6 +66,22 @@ def test_each_fast_pattern_finds_what_its_plain_form_finds(name: str, data: st.D
         [(m.span(), m.groups()) for m in reference.finditer(text)], name
 
 
+_HEX_TEXTS = st.lists(st.sampled_from(["0", "9", "a", "f", "A", "F", "g", "G", " ", "_", "é", "\u0660", "\ud800",
+                                       "\U0001f600", "deadbeef", "0123456"]), max_size=14).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(clock_text=_CLOCKS, hex_text=_HEX_TEXTS)
+def test_the_prefilters_of_a_body_find_what_their_plain_forms_find(clock_text: str, hex_text: str) -> None:
+    # A time of day is looked for from its colon, one match (its start tells where an ISO
+    # timestamp can start); a run of hex digits in the text's bytes.
+    plain = re.search(r"\d:\d\d", clock_text)
+    found = values._CLOCK_NEEDS.search(clock_text)
+    assert (found.start() if found else None) == (plain.start() + 1 if plain else None), clock_text
+    for text in (hex_text, clock_text):
+        assert values._has_hex_run(text) == bool(re.search("[0-9a-fA-F]{8}", text)), text
+
+
 def test_each_pattern_and_its_plain_form_find_a_sample_of_what_they_look_for() -> None:
     # (The test above would compare nothing but empty lists for a pattern that never matches.)
     samples = {"format field": "x {a} y", "JSON object": 'x { "a"', "Jinja comment": "x {# c #}",
