@@ -40,6 +40,41 @@ def _clock(draw: st.DrawFn) -> str:
 _CLOCKS = st.lists(st.one_of(_clock(), st.sampled_from([" ", "\n", "a", "9", ":", "07:42:05", "1:02:03"])),
                    max_size=4).map("".join)
 _BRACE_TEXTS = st.lists(st.sampled_from(_BRACES), max_size=14).map("".join)
+# A body's clock label as first written: the same alternatives, each opening with a (?i)
+# letter (values._cased_first), `\w+\s+` before `clock` taken back a character at a time.
+_PLAIN_CLOCK_LABEL = (
+    r"(?im)\b" + values._CLOCK_LABEL_STARTS + r"(?:(?:current\s+(?:date\s*(?:and|&|/)\s*)?time(?:\s*(?:and|&|/)\s*date)?|local\s+time|time\s+now|now|timestamp|(?:\w+\s+)?clock)"
+    r"\s*(?:is|:|=)"
+    r"|the\s+time\s+is\s*:?|(?:^|(?<=[.!?]\s))it(?:\s+is|'s)"
+    r"(?=\s+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6},?\s+)?(?:\d{1,2}\s+[a-z]{3,9},?\s+(?:\d{4},?\s+)?)?\d{1,2}:\d{2}\b)"
+    r"|(?:generated|prepared|produced|rendered|refreshed|updated|checked)(?:\s+(?:at|on))?(?=\s+[^\n]{0,40}\d{1,2}:\d{2}\b)"
+    r"|\b(?:status|conditions|report|readings?|state|queue|board)\s+at(?=\s+\d{1,2}:\d{2}\s*:)"
+    r"|\btime\s*:(?=\s*\d{1,2}:\d{2}\b))"
+    r"[ \t]*(?P<value>" + values._TIME_WORD + r"(?:,?[ \t]+" + values._TIME_WORD + r"|,(?=\s*\d))*)"
+)
+# Its words in three cases, and with a first letter (?i) reads as an ASCII one (İt, ſtatus);
+# texts of labels of one to three words, a separator and a value, among the characters
+# around labels and values.
+_LABEL_WORDS = ["current", "date", "and", "time", "local", "now", "timestamp", "clock", "wall", "the", "is", "it",
+                "generated", "checked", "at", "on", "status", "reading", "readings", "state", "queue", "board", "x1_y"]
+_LABEL_FORMS = sorted({form for word in _LABEL_WORDS for form in (word, word.capitalize(), word.upper())}
+                      | {other + word[1:] for word in _LABEL_WORDS
+                         for other in {"i": "\u0130\u0131", "s": "\u017f"}.get(word[0], "")})
+_TIMES = ["10:42", "10:42:", "7:05:33", "2026-12-01T10:42:17Z", "1/12/2026", "Monday", "Dec.", "1st", "PM", "a.m.", "UTC",
+          "CEST", "\u0663:\u0664\u0665", "12"]
+_AROUND = [" ", "  ", "\t", "\n", ":", "=", ".", "!", "?", ",", "'s", "&", "/", "-", "\u00e9", "\u212a", "_"]
+_LABELS = ["Current time", "current date & time", "local  time", "time now", "Now", "TIMESTAMP", "wall clock",
+           "x1_y\nclock", "The time is", "It", "\u0130t", "Generated at", "updated on", "status at", "\u017ftate at",
+           "Readings at", "reading at", "time"]
+_LABEL_PHRASES = st.tuples(
+    st.one_of(st.sampled_from(_LABELS), st.lists(st.sampled_from(_LABEL_FORMS), min_size=1, max_size=3).map(" ".join)),
+    st.sampled_from(["", ":", " :", " is", " is:", " =", "'s", " at", "\n:"]),
+    st.sampled_from(["", " ", "\t", "\n"]),
+    st.lists(st.sampled_from(_TIMES), min_size=1, max_size=3).map(" ".join),
+).map("".join)
+_LABEL_TEXTS = st.lists(st.tuples(st.sampled_from(["", *_AROUND]),
+                                  st.one_of(_LABEL_PHRASES, st.sampled_from(_AROUND + _LABEL_FORMS + _TIMES))),
+                        min_size=1, max_size=8).map(lambda parts: "".join(map("".join, parts)))
 # (the pattern as written, its plain form, the texts it is tried on)
 _FORMS = {
     "format field": (base._FORMAT_FIELD,
@@ -52,6 +87,7 @@ _FORMS = {
     "ISO time on a line": (literal_volatile_value._ISO_DATETIME,
                            r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b", _CLOCKS),
     "clock to the second": (literals._ANY_SECONDS, r"\d{1,2}:\d{2}:\d{2}", _CLOCKS),
+    "clock label in a body": (values._CLOCK_LABEL, _PLAIN_CLOCK_LABEL, _LABEL_TEXTS),
 }
 
 
@@ -64,6 +100,17 @@ def test_each_fast_pattern_finds_what_its_plain_form_finds(name: str, data: st.D
     reference = re.compile(plain, pattern.flags)
     assert [(m.span(), m.groups()) for m in pattern.finditer(text)] == \
         [(m.span(), m.groups()) for m in reference.finditer(text)], name
+
+
+def test_the_clock_label_finds_what_its_plain_form_finds_after_every_label() -> None:
+    # Each label, separator and value once (the texts drawn above meet a given one rarely).
+    plain = re.compile(_PLAIN_CLOCK_LABEL)
+    for label in _LABELS + _LABEL_FORMS:
+        for separator in ("", ":", " is", " =", "'s", " at", "\n:"):
+            for value in _TIMES:
+                text = f"Note. {label}{separator} {value}: the rest."
+                assert [(m.span(), m.groups()) for m in values._CLOCK_LABEL.finditer(text)] == \
+                    [(m.span(), m.groups()) for m in plain.finditer(text)], text
 
 
 _HEX_TEXTS = st.lists(st.sampled_from(["0", "9", "a", "f", "A", "F", "g", "G", " ", "_", "é", "\u0660", "\ud800",
@@ -86,7 +133,8 @@ def test_each_pattern_and_its_plain_form_find_a_sample_of_what_they_look_for() -
     # (The test above would compare nothing but empty lists for a pattern that never matches.)
     samples = {"format field": "x {a} y", "JSON object": 'x { "a"', "Jinja comment": "x {# c #}",
                "{NAME} token": "x {a} y", "ISO time in a body": "at 2026-12-06T07:42:05Z now",
-               "ISO time on a line": "at 2026-12-06 07:42 now", "clock to the second": "07:42:05"}
+               "ISO time on a line": "at 2026-12-06 07:42 now", "clock to the second": "07:42:05",
+               "clock label in a body": "Note. Wall clock: 10:42 UTC."}
     for name, (pattern, plain, _) in _FORMS.items():
         text = samples[name]
         assert re.compile(plain).search(text) and pattern.search(text), name

@@ -41,17 +41,41 @@ def _starts_with(letters: str) -> str:
     return "(?=[" + "".join(sorted(set(letters.lower() + letters.upper()))) + "])"
 
 
+# The letters (?i) matches an ASCII letter with besides its two cases (as it reads them:
+# four non-ASCII ones fold to ASCII ones).
+_OTHER_CASES = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+
+
+def _cased_first(*alternatives: str) -> str:
+    """``alternatives`` joined with ``|``, each one's first letter written as the class of the
+    letters (?i) matches it with, matched case-sensitively. Where a pattern branches, `re`
+    passes over at once an alternative that opens with a case-sensitive class the text's next
+    character is not in; one that opens with a (?i) letter it enters, to fail there. A label
+    pattern branches at every word of a body its scan stops at (_starts_with)."""
+    def cased(alternative: str) -> str:
+        letter = alternative[0].lower()
+        return f"(?-i:[{letter}{letter.upper()}{_OTHER_CASES.get(letter, '')}])" + alternative[1:]
+
+    return "|".join(map(cased, alternatives))
+
+
 # The first letters of _CLOCK_LABEL's labels: current, local, time, now, timestamp, clock,
-# the, it, generated … checked, status … board (a `wall clock` is found at `clock`).
+# the, it, generated … checked, status … board (a `wall clock` is found at `clock`). A word
+# before `clock` is taken possessively: it ends where the whitespace after it starts, so
+# giving a character back could not match, and the scan does not try.
 _CLOCK_LABEL_STARTS = _starts_with("cltnigprusqb")
 _CLOCK_LABEL = re.compile(
-    r"(?im)\b" + _CLOCK_LABEL_STARTS + r"(?:(?:current\s+(?:date\s*(?:and|&|/)\s*)?time(?:\s*(?:and|&|/)\s*date)?|local\s+time|time\s+now|now|timestamp|(?:\w+\s+)?clock)"
-    r"\s*(?:is|:|=)"
-    r"|the\s+time\s+is\s*:?|(?:^|(?<=[.!?]\s))it(?:\s+is|'s)"
+    r"(?im)\b" + _CLOCK_LABEL_STARTS + r"(?:(?:"
+    + _cased_first(r"current\s+(?:date\s*(?:and|&|/)\s*)?time(?:\s*(?:and|&|/)\s*date)?", r"local\s+time",
+                   r"time\s+now", "now", "timestamp")
+    + r"|\w++\s++clock|" + _cased_first("clock") + r")\s*(?:is|:|=)"
+    r"|" + _cased_first(r"the\s+time\s+is\s*:?") + r"|(?:^|(?<=[.!?]\s))it(?:\s+is|'s)"
     r"(?=\s+(?:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6},?\s+)?(?:\d{1,2}\s+[a-z]{3,9},?\s+(?:\d{4},?\s+)?)?\d{1,2}:\d{2}\b)"
-    r"|(?:generated|prepared|produced|rendered|refreshed|updated|checked)(?:\s+(?:at|on))?(?=\s+[^\n]{0,40}\d{1,2}:\d{2}\b)"
-    r"|\b(?:status|conditions|report|readings?|state|queue|board)\s+at(?=\s+\d{1,2}:\d{2}\s*:)"
-    r"|\btime\s*:(?=\s*\d{1,2}:\d{2}\b))"
+    r"|(?:" + _cased_first("generated", "prepared", "produced", "rendered", "refreshed", "updated", "checked")
+    + r")(?:\s+(?:at|on))?(?=\s+[^\n]{0,40}\d{1,2}:\d{2}\b)"
+    r"|(?:" + _cased_first("status", "conditions", "report", "readings?", "state", "queue", "board")
+    + r")\s+at(?=\s+\d{1,2}:\d{2}\s*:)"
+    r"|" + _cased_first(r"time\s*:") + r"(?=\s*\d{1,2}:\d{2}\b))"
     r"[ \t]*(?P<value>" + _TIME_WORD + r"(?:,?[ \t]+" + _TIME_WORD + r"|,(?=\s*\d))*)"
 )
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
