@@ -38,6 +38,49 @@ def test_slot_span_is_the_value_inside_the_string_even_after_escapes() -> None:
     assert "".join(s.text for s in template.segments if isinstance(s, Text)).endswith("\nRules")
 
 
+def _every_offset(source: str, start: int) -> list[int]:
+    """The source offset of each decoded character of the JSON string at ``start``, then of
+    its closing quote, read a character at a time: the oracle of string_offsets."""
+    offsets, at = [], start + 1
+    while source[at] != '"':
+        offsets.append(at)
+        if source[at] != "\\":
+            at += 1
+        elif source[at + 1] != "u":
+            at += 2
+        else:
+            at += 6
+            high = int(source[at - 4 : at], 16)
+            if 0xD800 <= high < 0xDC00 and re.match(r"\\u[dD][c-fC-F]", source[at : at + 4]):
+                at += 6
+    return [*offsets, at]
+
+
+def test_string_offsets_are_each_characters_place_in_the_source() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from promptlint.requestbody import string_offsets
+
+    # Escapes of every kind (a surrogate pair is one character; a lone or reversed one is two).
+    pieces = ["a", "é", "\U0001f600", " ", "\\n", '\\"', "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00",
+              "\\ud800", "\\udc00\\ud800", "\\ud83dx", "\\u0022", "}"]
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.sampled_from(pieces), max_size=12).map("".join), st.sampled_from(["", '{"k": ', "[1, "]))
+    def same(inner: str, before: str) -> None:
+        source = f'{before}"{inner}"'
+        decoded = json.loads(source[len(before):])
+        expected = _every_offset(source, len(before))
+        assert len(expected) == len(decoded) + 1
+        offsets = string_offsets(source, len(before))
+        assert [offsets[i] for i in range(len(expected))] == expected, source
+        with pytest.raises(IndexError):
+            offsets[len(expected)]
+
+    same()
+
+
 def test_anthropic_order_is_tools_system_messages_whatever_the_file_order() -> None:
     body = {
         "messages": [{"role": "user", "content": "question"}],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from bisect import bisect_right
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from collections.abc import Mapping
 from typing import Any
@@ -117,29 +118,48 @@ def scan(source: str) -> dict[JsonPath, tuple[int, int]]:
     return spans
 
 
-def string_offsets(source: str, start: int) -> list[int]:
-    """Source offset of each decoded character of the JSON string opening at ``start``.
+class StringOffsets:
+    """Source offset of each decoded character of a JSON string: ``offsets[i]`` for ``i`` up
+    to its length, that of the closing quote at the length. An escape maps its decoded
+    character to the backslash (a surrogate pair counts once).
 
-    One entry per decoded character, plus the offset of the closing quote; an escape maps
-    its decoded character to the backslash (a surrogate pair counts once). The runs between
-    escapes are taken whole (most strings have no escape at all)."""
-    offsets: list[int] = []
-    at = start + 1
-    while True:
-        quote = source.find('"', at)
-        if quote < 0:
-            raise IndexError("unterminated JSON string")
-        slash = source.find("\\", at, quote)
-        if slash < 0:
-            offsets.extend(range(at, quote + 1))
-            return offsets
-        offsets.extend(range(at, slash + 1))
-        if source[slash + 1] == "u":
-            code = int(source[slash + 2 : slash + 6], 16)
-            at = slash + 6
-            if 0xD800 <= code < 0xDC00 and source.startswith("\\u", at):
-                low = int(source[at + 2 : at + 6], 16)
-                if 0xDC00 <= low < 0xE000:
-                    at += 6
-        else:
-            at = slash + 2
+    Kept as the runs between escapes (where each starts, decoded and in the source), not as
+    a list of every offset: that made an int per character of a system prompt, twice per
+    file, for the two or three offsets its values ask."""
+
+    def __init__(self, source: str, start: int) -> None:
+        self._starts: list[int] = []  # the decoded index at which each run starts
+        self._offsets: list[int] = []  # where it starts in the source
+        decoded, at = 0, start + 1
+        while True:
+            quote = source.find('"', at)
+            if quote < 0:
+                raise IndexError("unterminated JSON string")
+            self._starts.append(decoded)
+            self._offsets.append(at)
+            slash = source.find("\\", at, quote)
+            if slash < 0:
+                self._length = decoded + quote - at
+                return
+            decoded += slash + 1 - at  # the run, and the escape's character
+            if source[slash + 1] == "u":
+                code = int(source[slash + 2 : slash + 6], 16)
+                at = slash + 6
+                if 0xD800 <= code < 0xDC00 and source.startswith("\\u", at):
+                    low = int(source[at + 2 : at + 6], 16)
+                    if 0xDC00 <= low < 0xE000:
+                        at += 6
+            else:
+                at = slash + 2
+
+    def __getitem__(self, index: int) -> int:
+        if not 0 <= index <= self._length:
+            raise IndexError(f"no character {index} in a JSON string of {self._length}")
+        run = bisect_right(self._starts, index) - 1
+        return self._offsets[run] + index - self._starts[run]
+
+
+def string_offsets(source: str, start: int) -> StringOffsets:
+    """Source offset of each decoded character of the JSON string opening at ``start``
+    (:class:`StringOffsets`)."""
+    return StringOffsets(source, start)
