@@ -6,9 +6,12 @@ bodies (judged by shape); other JSON (package.json, fixtures, schemas) is skippe
 Code files (``.py``, ``.ts``, ``.js``…) are picked up only when a cheap look at their bytes
 finds a word a prompt is built with (prompt, system, instructions…); the rest are skipped
 unparsed, and one that parses but builds no prompt is skipped by the check, quietly too.
-Entries that cannot be read as files (a symlink loop, a dangling link, a FIFO, a link that
-leads out of the walked folder) are skipped with a warning that names them, and the rest is
-checked; a subfolder that cannot be listed is an error (its files go unchecked: exit 2)."""
+Both looks read the file: ``check`` has its walk leave them to the check, which makes them
+where it reads the file anyway (in its worker processes with ``-j``), and the walk reads no
+file but .gitignores. Entries that cannot be read as files (a symlink loop, a dangling link,
+a FIFO, a link that leads out of the walked folder) are skipped with a warning that names
+them, and the rest is checked; a subfolder that cannot be listed is an error (its files go
+unchecked: exit 2)."""
 
 from __future__ import annotations
 
