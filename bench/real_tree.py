@@ -10,7 +10,8 @@ Run from the repository root:
 Printed:
 
 * the folder walk (what ``check PATH`` finds, in the run's own process before any worker
-  starts): files kept, seconds;
+  starts): seconds, how many JSON and code files it leaves to the check to look at (is it a
+  request body, does it name a prompt word), and how many files are checked;
 * per kind of file (by extension): how many, their size, the time to check them one by one
   in this process (the encoding loaded first; the text report's work: no fix is planned),
   the time to tokenise them alone with the same encoding, and the ratio;
@@ -71,12 +72,19 @@ print(json.dumps({"alone": alone, "together": together}))
 """
 
 
-def walk(path: str) -> tuple[list[str], float]:
+def walk(path: str) -> tuple[list[str], int, float]:
+    """The files ``check PATH`` checks, how many of them its walk left to the check to look
+    at (JSON and code files), and the walk's seconds. The looks, made here after the walk
+    is timed, leave out what the check would skip."""
+    from promptlint.discovery import is_prompt_file
     from promptlint.targets import gather
 
     start = time.perf_counter()
-    files = gather([path]).files
-    return files, time.perf_counter() - start
+    targets = gather([path], look_later=True)
+    seconds = time.perf_counter() - start
+    looks = targets.undecided
+    files = [p for p in targets.files if p not in looks or is_prompt_file(p, looks[p])]
+    return files, len(looks), seconds
 
 
 def per_kind(files: list[str]) -> tuple[dict[str, list[float]], list[tuple[float, str]]]:
@@ -125,8 +133,9 @@ def main() -> None:
         parser.error(f"{args.path}: not a folder")
 
     print(describe(REPO_ROOT))
-    files, seconds = walk(args.path)
-    print(f"folder walk: {len(files):,} files kept in {seconds:.2f} s (in the run's own process)")
+    files, looked, seconds = walk(args.path)
+    print(f"folder walk: {seconds:.2f} s (in the run's own process), {looked:,} JSON and code files left to "
+          f"the check to look at; {len(files):,} files checked")
 
     kinds, timed = per_kind(files)
     print("per kind, one process, encoding loaded (text report: no fix planned):")
