@@ -134,8 +134,8 @@ def _expand(paths: Iterable[str], config: Config | None, hook: bool,
                 found = _up_to_first_prompt(found, undecided)
             if not found and not errors:
                 errors.append(f"{path}: no prompt files found (include: {', '.join(folder_config.include)})")
-            if undecided:
-                looks.update((len(files) + i, undecided[p]) for i, p in enumerate(found) if p in undecided)  # type: ignore[union-attr]
+            if looks is not None and undecided:
+                looks.update((len(files) + i, undecided[p]) for i, p in enumerate(found) if p in undecided)
             files.extend(found)
         elif (problem := link_problem(path)) is not None:
             errors.append(f"{path}: {problem}")
@@ -167,7 +167,7 @@ def gather(paths: Paths, config_file: str | None = None, *, hook: bool = False, 
 
     ``look_later``: a walk keeps the JSON and code files it would read to decide whether
     they are prompts, in :attr:`Targets.undecided`, for the check to decide where it reads
-    them (in parallel, with ``-j``); the walk is then serial work on names alone."""
+    them (in parallel, with ``-j``): the walk then reads no file but .gitignores."""
     explicit: Config | None = None
     if config_file is not None:
         if blank_name(config_file):  # read as ".", which is no file
