@@ -249,7 +249,7 @@ def _linked_folder(path: Path, walked: Path) -> str | None:
 
 
 class _Listing:
-    """A folder's entries, as :func:`os.walk` sorts them (``dirs``: folders, links to them
+    """A folder's entries, as :func:`os.walk` splits them (``dirs``: folders, links to them
     included; ``files``: the rest), and what the listing itself tells of their types
     (``links``: folders that are links; ``regular``: files that are regular files
     themselves), which would otherwise cost a stat call each."""
