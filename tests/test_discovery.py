@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pathspec
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promptlint import discovery
@@ -45,6 +45,7 @@ _LAYOUT = st.lists(st.tuples(st.sampled_from(["a", "a/b", "a/b/c", "a/d", "e", "
                              st.sampled_from([".gitignore", ".git"])), max_size=8)
 
 
+@settings(deadline=None)  # each example makes a folder tree on disk: no per-example time limit
 @given(_LAYOUT, st.permutations(["", "a", "a/b", "a/b/c", "a/d", "e", "e/f"]))
 def test_a_walks_chains_are_each_folders_own(layout: list[tuple[str, str]], order: list[str]) -> None:
     """Each folder's chain, built from its parent's, is the one found by climbing from the
@@ -145,6 +146,7 @@ _ENTRIES = st.lists(st.tuples(st.sampled_from(["", "a", "a/b", "c"]), st.sampled
                     max_size=12)
 
 
+@settings(deadline=None)  # each example makes a folder tree on disk: no per-example time limit
 @given(_ENTRIES)
 def test_the_walks_listing_is_os_walks_with_the_types_lstat_gives(entries: list[tuple[str, str, str]]) -> None:
     """The walk lists what os.walk lists, in its order, and tells links and regular files
