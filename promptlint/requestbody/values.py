@@ -108,7 +108,7 @@ _SERVED_PERSON = re.compile(
 # opens with `:` compares them, ten times faster), and its first one tells where an ISO
 # timestamp can start.
 _CLOCK_NEEDS = re.compile(r":(?<=\d:)\d\d")
-_WORD_ID_NEEDS = re.compile("_[0-9A-Za-z\u0130\u0131\u017f\u212a]{8}")
+_WORD_ID_NEEDS = re.compile("_[0-9A-Za-z" + "".join(_OTHER_CASES.values()) + "]{8}")
 _PERSON_NEEDS = re.compile(r"[A-Z][a-z'’]+[ \t-]+[A-Z]")
 # Where the colon of its time of day is in an ISO timestamp.
 _ISO_COLON = len("2026-12-01T10")
