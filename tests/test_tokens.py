@@ -216,3 +216,19 @@ def test_short_texts_kept_once_encoded_are_encoded_as_ever(encoding: str, monkey
                 ids = tokens.encode(text, encoding)
                 assert ids == built.encode_ordinary(text)
                 ids.append(-1)
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+def test_token_lengths_are_each_tokens_byte_length(encoding: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The shipped tables are read in one pass (their tokens in rank order); a table whose
+    # order is another is read rank by rank, with the same answer.
+    table = tokens.ranks(encoding)
+    by_rank = {rank: len(token) for token, rank in table.items()}
+    lengths = tokens._all_lengths.__wrapped__(encoding)
+    assert lengths == [by_rank[rank] for rank in range(len(lengths))]
+    shuffled = dict(reversed(list(table.items())))
+    monkeypatch.setattr(tokens, "ranks", lambda _name: shuffled)
+    assert tokens._all_lengths.__wrapped__(encoding) == lengths
+    with_a_gap = {b"ab": 0, b"c": 2}
+    monkeypatch.setattr(tokens, "ranks", lambda _name: with_a_gap)
+    assert tokens._all_lengths.__wrapped__(encoding) == [2, 0, 1]
