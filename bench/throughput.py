@@ -26,8 +26,9 @@ floor runs made alternately with its own, shown beside it) and the peak RSS of t
 process (``getrusage(RUSAGE_CHILDREN)`` of a wrapper around the run). Then where the time
 of a text-report run goes at each ``--jobs`` (imports, the folder walk, the encoding, the
 files, the rules over several files, the report), and how much less time the files take
-in N processes than in one, next to the whole run: the rest is serial, and bounds how a
-run scales. Then the slowest single files, timed one by one in one process (encoding loaded).
+in N processes than in one, next to the whole run and the most it could gain (Amdahl's
+bound: the rest of a -j 1 run is serial, and bounds how a run scales). Then the slowest
+single files, timed one by one in one process (encoding loaded).
 The package is byte-compiled first, as pip compiles an installed one (see
 bench/installed.py). Figures, not assertions: it exits 0 whatever they are.
 """
@@ -306,9 +307,14 @@ def phase_lines(by_jobs: dict[int, dict[str, float]]) -> list[str]:
     one = files_phase.get(1)
     for jobs, files in files_phase.items():
         if one is not None and jobs > 1:
-            whole = by_jobs[1]["total"] / by_jobs[jobs]["total"]
+            total = by_jobs[1]["total"]
+            whole = total / by_jobs[jobs]["total"]
+            # Amdahl's bound: were the files shared out perfectly and nothing added to the
+            # serial part of -j 1 (the imports, the encoding, the report), the run would be
+            # this much faster; each process that tokenises needs the encoding built once.
+            bound = total / (total - one + one / jobs)
             lines.append(f"  -j {jobs}: the files take {one / files:.2f}x less time than at -j 1, the whole run "
-                         f"{whole:.2f}x")
+                         f"{whole:.2f}x (at best {bound:.2f}x with the serial {total - one:.2f} s of -j 1)")
     return lines
 
 
