@@ -48,10 +48,9 @@ None.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from functools import lru_cache
-from itertools import accumulate, chain
+from itertools import chain
 
 from promptlint.core import literals
 from promptlint.core.context import RuleContext
@@ -91,50 +90,47 @@ _DIGIT = re.compile(r"\d")
 # What a line needs for either: a digit, or a label's colon or equals sign. A text needs
 # that, or an e-mail address's "@" (a signed-in user), for any value.
 _CANDIDATE = re.compile(r"[\d:=]")
-# The same in ASCII text (where ``\d`` means ASCII digits), as a table that turns each of
-# those bytes into a colon, and each line break ``str.splitlines`` breaks ASCII text at into
-# a "\n".
-_MARKS = bytes.maketrans(b"=0123456789\r\x0b\x0c\x1c\x1d\x1e", b":" * 11 + b"\n" * 6)
+# A file's characters as bytes, one a character (see ``_marks``): each byte a colon that
+# :data:`_CANDIDATE` matches, each line break ``str.splitlines`` breaks at a "\n", each
+# ASCII letter in lowercase.
+_MARKS = bytes.maketrans(b"=0123456789\r\x0b\x0c\x1c\x1d\x1e" + bytes(range(65, 91)),
+                         b":" * 11 + b"\n" * 6 + bytes(range(97, 123)))
+# The characters outside ASCII that are a candidate or a line break: other scripts' digits
+# (which ``\d`` takes in), and the breaks ``str.splitlines`` breaks at.
+_OTHER_MARK = re.compile(r"[\d\x85\u2028\u2029]")
+_OTHER_BREAK = re.compile(r"[\x85\u2028\u2029]")
+_ASCII = bytes(range(128))
 
 
-class _Candidates:
-    """Where the characters :data:`_CANDIDATE` matches are in a text, from a point on, and
-    the lines (as ``str.splitlines`` makes them) they are on.
+@lru_cache(maxsize=8)  # each prompt of a code file asks of the whole file
+def _marks(source: str) -> bytes:
+    """``source`` as bytes, a byte a character (the offsets are the source's), in which each
+    character :data:`_CANDIDATE` matches is a colon, each line break (as ``str.splitlines``
+    breaks lines) a ``"\\n"``, each ASCII letter lowercase and each other character outside
+    ASCII a ``"?"``. Made once a file (``bytes.translate``, a table look-up a byte), it is
+    read by ``bytes.find`` (memchr) for every text's candidates and lines, and for a
+    case-blind word: a copy of each text was translated, the pattern's class read a
+    character at a time in text not in ASCII (five times as long), that text split into
+    lines, and the whole file lowered again for the word."""
+    if source.isascii():
+        return source.encode("ascii").translate(_MARKS)
+    # Its characters outside ASCII alone (its UTF-8 less the ASCII bytes): in most files none
+    # is a digit or a line break, and each is a "?"; elsewhere the patterns mark them first.
+    others = source.encode("utf-8", "surrogatepass").translate(None, _ASCII).decode("utf-8", "surrogatepass")
+    if _OTHER_MARK.search(others) is not None:
+        source = _CANDIDATE.sub(":", _OTHER_BREAK.sub("\n", source))
+    return source.encode("ascii", "replace").translate(_MARKS)
 
-    In ASCII text they are the colons of a copy of its bytes in which each of them is made
-    one, and each line break a ``"\\n"`` (``bytes.translate``, a table look-up a byte): each is
-    found by ``bytes.find`` (memchr), where the pattern's class was read a character at a
-    time, in five times as long, and the text was split into lines to find one. Other text
-    is searched by the pattern (``\\d`` takes in every script's digits there), and split."""
 
-    __slots__ = ("text", "marks", "first", "ends")
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.marks = text.encode("ascii").translate(_MARKS) if text.isascii() else None
-        self.ends: list[int] | None = None  # where each line ends (text not in ASCII, once asked)
-        self.first = self.first_from(0)  # -1: none in the text
-
-    def first_from(self, at: int) -> int:
-        """The offset of the first candidate at or after ``at``; -1 when there is none."""
-        if self.marks is not None:
-            return self.marks.find(b":", at)
-        hit = _CANDIDATE.search(self.text, at)
-        return -1 if hit is None else hit.start()
-
-    def line_at(self, at: int) -> tuple[int, int]:
-        """Where the line that holds offset ``at`` (of a candidate) starts, and where it
-        ends (after its line break)."""
-        marks = self.marks
-        if marks is None:
-            if self.ends is None:
-                self.ends = list(accumulate(map(len, self.text.splitlines(keepends=True))))
-            i = bisect_right(self.ends, at)
-            return (self.ends[i - 1] if i else 0), self.ends[i]
-        end = marks.find(b"\n", at) + 1 or len(marks)
-        if self.text.startswith("\r\n", end - 1):
-            end += 1  # one line break
-        return marks.rfind(b"\n", 0, at) + 1, end
+def _line_around(marks: bytes, source: str, at: int, start: int, end: int) -> tuple[int, int]:
+    """Where the line of ``source`` (as ``str.splitlines`` makes them) that holds offset
+    ``at`` (not a line break) starts, and where it ends (after its line break), in its
+    text ``[start, end)`` (a line break of the file outside it breaks no line of it);
+    ``marks`` is ``_marks(source)``."""
+    line_end = marks.find(b"\n", at, end) + 1 or end
+    if source.startswith("\r\n", line_end - 1, end):
+        line_end += 1  # one line break
+    return max(start, marks.rfind(b"\n", start, at) + 1), line_end
 
 
 def _may_match(text: str, words: tuple[str, ...]) -> bool:
@@ -166,23 +162,22 @@ _HEADING = re.compile(r"\n[^\S\n]*#")
 def _line_marks(pattern: re.Pattern[str], source: str, anchor: str) -> list[int]:
     """The 1-based numbers of the lines ``pattern`` matches, in order. ``pattern`` matches
     a line from the break before it, within the line, and only a line that holds
-    ``anchor`` (lowercase ASCII; no other character matches its letters case-blind, as "ſ"
-    and "K" match "s" and "k"). Only the lines that hold it are tried, found in the text's
-    UTF-8 lowered by ``bytes.lower`` (ASCII letters only, so the bytes keep their places and
-    the text's lines): a pattern's scan of a whole page of docs was a tenth of PC105's time
-    on real repositories, and ``str.lower`` of one not in ASCII a fifth of that."""
-    data = source.encode("utf-8", "surrogatepass")
-    haystack = data.lower() if anchor != anchor.upper() else data
+    ``anchor`` (lowercase ASCII letters; no other character matches them case-blind, as "ſ"
+    and "K" match "s" and "k"). Only the lines that hold it are tried, found in the file's
+    ``_marks`` (its ASCII letters lowercase, in the translation the rule makes of it
+    anyway): a pattern's scan of a whole page of docs was a tenth of PC105's time on real
+    repositories, and ``str.lower`` of one not in ASCII a fifth of that."""
+    haystack = _marks(source)
     needle = anchor.encode("ascii")
     numbers, line, counted = [], 1, 0
     at = haystack.find(needle)
     while at >= 0:
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        end = len(data) if end < 0 else end
+        start = source.rfind("\n", 0, at) + 1
+        end = source.find("\n", at)
+        end = len(source) if end < 0 else end
         # The line alone, with the break before it (the first line has none: one is put there).
-        if pattern.match("\n" + data[start:end].decode("utf-8", "surrogatepass")) is not None:
-            line += data.count(b"\n", counted, start)
+        if pattern.match("\n" + source[start:end]) is not None:
+            line += source.count("\n", counted, start)
             counted = start
             numbers.append(line)
         at = haystack.find(needle, end)
@@ -241,38 +236,37 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     capture = _is_capture(head)  # a capture stays a record, even of a rendered prompt
     strong: list[tuple[int, str, literals.Rendered]] = []  # (the text's offset, the text, the value in it)
     weak: list[tuple[int, int, str, bool]] = []  # (start, end, what, under a plain label) in the file
+    marks = _marks(template.source)
     for text in _texts(template.segments):
-        candidates = _Candidates(text.text)
-        if candidates.first < 0 and "@" not in text.text:
+        text_start, text_end = text.span.start, text.span.end
+        hit = marks.find(b":", text_start, text_end)  # the first candidate
+        if hit < 0 and "@" not in text.text:
             continue  # no digit, label or address: nothing here for any pattern to find
-        source = template.source[text.span.start : text.span.end]
+        source = template.source[text_start:text_end]
         # Escaped or stripped text differs from the source; only exact copies are read.
         if source != text.text:
             continue
         found = [
             r for r in literals.scan(source)
-            if template.lines.line_of(text.span.start + r.start) not in fenced
+            if template.lines.line_of(text_start + r.start) not in fenced
             and not _EXAMPLE.search(_line_at(source, r.start)) and not _in_code_span(source, r.start, r.end)
         ]
         if found and not capture:  # a record of one rendering, not the text that is sent: low confidence
-            strong += [(text.span.start, source, r) for r in found]
+            strong += [(text_start, source, r) for r in found]
         # Every value found has a digit or follows a label: only the lines with one are read,
         # each found by a search from the end of the line before (not every digit's offset).
-        hit = candidates.first
-        if hit < 0:
-            continue
         while hit >= 0:
-            line_start, line_end = candidates.line_at(hit)
-            line, offset = source[line_start:line_end], text.span.start + line_start
+            line_start, line_end = _line_around(marks, template.source, hit, text_start, text_end)
+            line, offset = template.source[line_start:line_end], line_start
             if fenced and (number := template.lines.line_of(offset)) in fenced:
                 # Nothing on a fenced block's or an example's lines counts: read on from the
                 # first line after them (a page of docs holds most of its colons in code).
                 while number + 1 in fenced:
                     number += 1
                 after = template.lines.offset(number + 1, 1) if number < template.lines.line_count else len(template.source)
-                hit = candidates.first_from(after - text.span.start) if after < text.span.end else -1
+                hit = marks.find(b":", after, text_end) if after < text_end else -1
                 continue
-            hit = candidates.first_from(line_end)
+            hit = marks.find(b":", line_end, text_end)
             # Each value _scan finds holds a digit, and a colon (a time) or four hyphens (a UUID).
             scanned = _DIGIT.search(line) is not None and (":" in line or line.count("-") >= 4)
             found_here = [(s, e, w, False) for s, e, w in _scan(line)] if scanned else []

@@ -139,30 +139,35 @@ _TEXT = st.text(alphabet=st.sampled_from("ab Ex:=@19\n#`~-_.\u0663\u0967\u017f\u
 
 @given(_TEXT, st.lists(st.integers(min_value=0, max_value=70), max_size=8))
 def test_pc105_finds_the_characters_its_class_matches(text: str, points: list[int]) -> None:
-    # Asked at rising points, as the rule asks, of text with other scripts' digits (searched
-    # by the pattern) and of the same in ASCII (by the translated bytes).
+    # Asked at rising points, as the rule asks, of text with other scripts' digits (which the
+    # pattern takes in) and of the same in ASCII; the pattern's search is the oracle.
     for source in (text, text.encode("ascii", "replace").decode()):
-        candidates = pc105._Candidates(source)
-        hit = pc105._CANDIDATE.search(source)
-        assert candidates.first == (-1 if hit is None else hit.start())
-        for at in sorted(points):
+        marks = pc105._marks(source)
+        assert len(marks) == len(source)
+        for at in [0, *sorted(points)]:
             hit = pc105._CANDIDATE.search(source, at)
-            assert candidates.first_from(at) == (-1 if hit is None else hit.start())
+            assert marks.find(b":", at) == (-1 if hit is None else hit.start())
 
 
 _LINES_TEXT = st.text(alphabet=st.sampled_from("a :=7\u0663\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029\t"), max_size=40)
+_WINDOW = st.tuples(st.integers(min_value=0, max_value=40), st.integers(min_value=0, max_value=40))
 
 
-@given(_LINES_TEXT)
-@example("a:\r\nb=\r\r7\n")
-def test_pc105_finds_the_line_of_each_candidate_as_splitlines_makes_it(text: str) -> None:
-    # The lines of text in ASCII are found by the translated bytes; str.splitlines is the oracle.
+@given(_LINES_TEXT, _WINDOW)
+@example("a:\r\nb=\r\r7\n", (0, 99))
+@example("a:\r\nb=\r\n7\n", (3, 7))  # a line break of the file split at the text's start and end
+@example("a:\u2028\r\nb=\r\n7\n", (4, 8))
+def test_pc105_finds_the_line_of_each_candidate_as_splitlines_makes_it(text: str, window: tuple[int, int]) -> None:
+    # The lines of one text ([start, end) of a file) are found in the file's marks;
+    # str.splitlines of the text alone is the oracle.
     for source in (text, text.encode("ascii", "replace").decode()):
-        candidates = pc105._Candidates(source)
-        ends = list(accumulate(map(len, source.splitlines(keepends=True))))
-        for hit in pc105._CANDIDATE.finditer(source):
-            i = bisect_right(ends, hit.start())
-            assert candidates.line_at(hit.start()) == ((ends[i - 1] if i else 0), ends[i])
+        start, end = sorted(min(w, len(source)) for w in window)
+        marks = pc105._marks(source)
+        ends = list(accumulate(map(len, source[start:end].splitlines(keepends=True))))
+        for hit in pc105._CANDIDATE.finditer(source, start, end):
+            i = bisect_right(ends, hit.start() - start)
+            assert pc105._line_around(marks, source, hit.start(), start, end) == (
+                start + (ends[i - 1] if i else 0), start + ends[i])
 
 
 _MARKED_TEXT = st.lists(st.sampled_from(["Examples:", "## Example", "example", "EXAMPLE", "  for example :", "Sample input",
