@@ -246,13 +246,16 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         # Escaped or stripped text differs from the source; only exact copies are read.
         if source != text.text:
             continue
-        found = [
-            r for r in literals.scan(source)
-            if template.lines.line_of(text_start + r.start) not in fenced
-            and not _EXAMPLE.search(_line_at(source, r.start)) and not _in_code_span(source, r.start, r.end)
-        ]
-        if found and not capture:  # a record of one rendering, not the text that is sent: low confidence
-            strong += [(text_start, source, r) for r in found]
+        # A rendered value is a clock to the second (seven digits and colons in a row) or has an
+        # e-mail address's "@": most texts have neither, and are not scanned.
+        if "@" in source or marks.find(b":::::::", text_start, text_end) >= 0:
+            found = [
+                r for r in literals.scan(source)
+                if template.lines.line_of(text_start + r.start) not in fenced
+                and not _EXAMPLE.search(_line_at(source, r.start)) and not _in_code_span(source, r.start, r.end)
+            ]
+            if found and not capture:  # a record of one rendering, not the text that is sent: low confidence
+                strong += [(text_start, source, r) for r in found]
         # Every value found has a digit or follows a label: only the lines with one are read,
         # each found by a search from the end of the line before (not every digit's offset).
         while hit >= 0:

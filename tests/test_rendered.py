@@ -170,6 +170,21 @@ def test_pc105_finds_the_line_of_each_candidate_as_splitlines_makes_it(text: str
                 start + (ends[i - 1] if i else 0), start + ends[i])
 
 
+_CLOCK_TEXT = st.lists(st.sampled_from(["Current time: ", "now ", "12", "7", ":", "09", ":42", ":09", "Z", " UTC", "@",
+                                         "dana@x.example", "Dana Whitfield ", "(", "\u0663", "\u0967", "\n", " ", "T",
+                                         "2025-11-03"]), max_size=12).map("".join)
+
+
+@given(_CLOCK_TEXT)
+@example("Current time: 16:42:09Z")
+@example("Current time: 1\u0663:42:09Z")
+def test_pc105_scans_every_text_that_may_hold_a_rendered_value(text: str) -> None:
+    # A text with neither an "@" nor seven digits and colons in a row is not scanned:
+    # literals.scan finds nothing there.
+    if literals.scan(text):
+        assert "@" in text or b":::::::" in pc105._marks(text)
+
+
 _MARKED_TEXT = st.lists(st.sampled_from(["Examples:", "## Example", "example", "EXAMPLE", "  for example :", "Sample input",
                                           "sample outputs", "# Rules", " #", "x#", "\u017f", "\u212a", "#", " ", "\t", "\r",
                                           "\x1c", "\n", "\n", "\n", "ampl", "text", "é", "İ", "\u2028", "\x85", "\xa0", "\u3000#"]), max_size=24).map("".join)
