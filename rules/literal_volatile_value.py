@@ -232,8 +232,9 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
     fenced = _fenced_lines(template.source) | _example_lines(template.source)
     tokens_after = _tokens_after(ctx)
     head = template.source[:_HEADER_CHARS]
-    rendered_head = _may_match(head, ("rendered",)) and _RENDER_HEADER.search(head) is not None
-    capture = _is_capture(head)  # a capture stays a record, even of a rendered prompt
+    # Whether the file is a capture (a capture stays a record, even of a rendered prompt):
+    # read from its head once a value is found (most files hold none).
+    capture: bool | None = None
     strong: list[tuple[int, str, literals.Rendered]] = []  # (the text's offset, the text, the value in it)
     weak: list[tuple[int, int, str, bool]] = []  # (start, end, what, under a plain label) in the file
     marks = _marks(template.source)
@@ -254,6 +255,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                 if template.lines.line_of(text_start + r.start) not in fenced
                 and not _EXAMPLE.search(_line_at(source, r.start)) and not _in_code_span(source, r.start, r.end)
             ]
+            if found and capture is None:
+                capture = _is_capture(head)
             if found and not capture:  # a record of one rendering, not the text that is sent: low confidence
                 strong += [(text_start, source, r) for r in found]
         # Every value found has a digit or follows a label: only the lines with one are read,
@@ -284,12 +287,17 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
                         weak.append((offset + start, offset + end, what, plain))
     for base, text_source, value in strong:
         yield _rendered(ctx, base, text_source, value, tokens_after)
+    if not weak:
+        return  # nothing else to rate: whether the file is a render is not asked
+    if capture is None:
+        capture = _is_capture(head)
     # A file that holds a value rendered for one request, or several values of this moment
     # under their labels (a date, a time, a working directory), is a render: its values
     # cost what a template's would.
     # Plain labels ("Date:", "Time:") count beside a labelled value of this moment: a "Date:",
     # a "Time:" and a "Working directory:" together are a render's header, not a policy's date.
     whats = {what for _, _, what, plain in weak if not plain}
+    rendered_head = _may_match(head, ("rendered",)) and _RENDER_HEADER.search(head) is not None
     render = not capture and (bool(strong) or rendered_head or len(whats) >= 2
                               or (bool(whats) and len(whats | {what for _, _, what, _ in weak}) >= 3))
     seen: set[tuple[int, int]] = set()
