@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePath
+from typing import NamedTuple
 
 from promptlint.core.fences import fenced_regions, may_hold_fences
 
@@ -63,8 +64,10 @@ class LoadError(Exception):
         return where + one_line(self.message)
 
 
-@dataclass(frozen=True)
-class Decoded:
+class Decoded(NamedTuple):
+    """A file's text, and what its bytes had that the text does not (a named tuple: a
+    frozen dataclass sets each field through ``object.__setattr__``, a cost every file paid)."""
+
     text: str
     has_bom: bool
     newline: str
@@ -74,13 +77,16 @@ _WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
               (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
-def _wide_encoding(data: bytes) -> str | None:
+def _wide_encoding(data: bytes, has_nul: bool) -> str | None:
     """``"UTF-16"``/``"UTF-32"`` when the bytes are text in one of them (a BOM, or, without
     one, ASCII text with a NUL beside every character), else None: such a file is text in
-    the wrong encoding, not binary, and the error should say how to fix it."""
+    the wrong encoding, not binary, and the error should say how to fix it. ``has_nul``:
+    whether the bytes hold a NUL (the caller looks for one anyway)."""
     for bom, name in _WIDE_BOMS:  # UTF-32 LE first: its BOM starts with UTF-16 LE's
         if data.startswith(bom):
             return f"{name} (with a byte-order mark)"
+    if not has_nul:
+        return None  # without a BOM, wide text has a NUL beside every ASCII character
     head = data[:4096]
     if len(head) >= 4 and len(head) % 2 == 0:
         even, odd = head[0::2], head[1::2]
@@ -94,10 +100,10 @@ def decode(data: bytes) -> Decoded:
     """UTF-8 text of a prompt file; binary, UTF-16/32 and invalid UTF-8 are refused with
     the offset. A NUL byte anywhere makes a file binary (not only in its head: the rest
     of it is read, and a NUL in a prompt is never meant)."""
-    wide = _wide_encoding(data)
+    nul = data.find(b"\x00")
+    wide = _wide_encoding(data, nul >= 0)
     if wide is not None:
         raise LoadError(f"text encoded as {wide}, not UTF-8: convert it to UTF-8")
-    nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
         raise LoadError("binary file (contains NUL bytes), not a prompt", line=line if line > 1 else None)
