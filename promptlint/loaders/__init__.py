@@ -13,6 +13,7 @@ import importlib
 import os
 import stat
 from collections.abc import Callable
+from functools import lru_cache
 
 from promptlint.core.ir import CODE_SYNTAXES, Block, Segment, Template
 from promptlint.loaders.base import DESCRIPTIONS, Inference, LoadError, decode, detect_syntax, infer_syntax, plain_syntax
@@ -31,7 +32,10 @@ _MODULES = {
 }
 
 
+@lru_cache(maxsize=None)
 def _loader(syntax: str) -> Callable[[str, str], Template]:
+    """The load function of a syntax, found once (an import, even of a module already
+    loaded, went through importlib's machinery for every file)."""
     entry = _MODULES.get(syntax)
     if entry is None:
         raise LoadError(f"unknown syntax {syntax!r}")

@@ -293,32 +293,37 @@ def _url_parameter(text: str, start: int, end: int) -> bool:
     return start > 0 and text[start - 1] == "/" and (end == len(text) or text[end] in "/?#.\"'`) \t\r\n*")
 
 
-def _suffixes(path: str) -> list[str]:
-    """``PurePath(path).suffixes``, lower-cased, read from the name as a string (asked
-    twice for every file checked)."""
+@lru_cache(maxsize=256)
+def _suffixes(path: str) -> tuple[str, ...]:
+    """``PurePath(path).suffixes``, lower-cased, read from the name as a string. Asked two to
+    four times for every file checked (its syntax detected, inferred, its plain syntax),
+    read once."""
     name = os.path.basename(path)
     if name in ("", "."):  # `folder/`, `folder/.`: pathlib reads the folder's own name
         name = PurePath(path).name
     if name.endswith("."):
-        return []
-    return ["." + part for part in name.lower().lstrip(".").split(".")[1:]]
+        return ()
+    return tuple("." + part for part in name.lower().lstrip(".").split(".")[1:])
 
 
 def infer_syntax(path: str, text: str, default: str | None = None) -> Inference:
     """The syntax of a file and why: the extension, or for `.md`/`.txt`/`.prompt`/`.tmpl`
     the placeholders the content holds (several of one style, shaped like variables)."""
     if not text:  # the name alone (is it a code file?): asked of every file, decided once per suffixes
-        return _by_name(tuple(_suffixes(path)), default)
+        return _by_name(_suffixes(path), default)
     return _infer(_suffixes(path), text, default)
 
 
 @lru_cache(maxsize=256)
 def _by_name(suffixes: tuple[str, ...], default: str | None) -> Inference:
     """:func:`infer_syntax` of an empty text: the name's suffixes alone decide."""
-    return _infer(list(suffixes), "", default)
+    return _infer(suffixes, "", default)
 
 
-def _infer(suffixes: list[str], text: str, default: str | None) -> Inference:
+@lru_cache(maxsize=256)
+def _by_extension(suffixes: tuple[str, ...], default: str | None) -> Inference | None:
+    """The syntax a template extension or the default gives, whatever the content; None
+    where the content decides. Decided once per suffixes (most files are named by theirs)."""
     suffix = suffixes[-1] if suffixes else ""
     if suffix in EXTENSIONS and suffix not in AMBIGUOUS:
         return Inference(EXTENSIONS[suffix], f"extension {suffix}")
@@ -328,6 +333,14 @@ def _infer(suffixes: list[str], text: str, default: str | None) -> Inference:
             return Inference(EXTENSIONS[inner], f"extension {inner}")
     if default:
         return Inference(default, "default")
+    return None
+
+
+def _infer(suffixes: tuple[str, ...], text: str, default: str | None) -> Inference:
+    named = _by_extension(suffixes, default)
+    if named is not None:
+        return named
+    suffix = suffixes[-1] if suffixes else ""
     found = _infer_from_content(text, suffix)
     if found is not None:
         return found
