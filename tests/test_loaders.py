@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from promptlint.core.ir import Block, Slot, Tag, Template, Text, walk
+from promptlint.core.ir import Block, Slot, Span, Tag, Template, Text, walk
 from promptlint.loaders import LoadError, load_file, load_text
 from promptlint.loaders.base import decode, detect_syntax
 
@@ -683,3 +683,38 @@ def test_mustache_section_that_names_nothing_is_malformed(source: str) -> None:
     with pytest.raises(LoadError) as info:
         load_text("p.mustache", source, "mustache")
     assert "names nothing" in info.value.message and "\n" not in info.value.message
+
+
+def _field_end_walked(source: str, start: int) -> int | None:
+    """A field's end as a character-by-character walk finds it (the loaders' fast path finds
+    the first `}` with str.find where no `{` comes before it): None where it never closes."""
+    depth = 0
+    for i in range(start, len(source)):
+        if source[i] == "{":
+            depth += 1
+        elif source[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet=st.sampled_from("ab{}{}{} \n:x"), max_size=40))
+def test_a_fields_closing_brace_is_where_a_character_walk_finds_it(tail: str) -> None:
+    from promptlint.loaders import dollar, formatstr
+
+    source = "{" + tail
+    walked = _field_end_walked(source, 0)
+    try:
+        assert formatstr._field_end(source, 0) == walked
+    except LoadError:
+        assert walked is None
+    # `${…}` in a dollar template: the slot spans to the same brace.
+    text = "$" + source
+    try:
+        slots = [s for s in dollar.load("t.tmpl", text).segments if isinstance(s, Slot)]
+    except LoadError:
+        assert walked is None
+    else:
+        assert walked is not None and slots[0].span == Span(0, walked + 1)

@@ -57,6 +57,9 @@ def load(path: str, source: str) -> Template:
             cursor = text_start = start + 2
             continue
         depth, i = 0, start + 1
+        close = source.find("}", start + 2)
+        if close >= 0 and source.find("{", start + 2, close) < 0:
+            depth, i = 1, close  # no brace nested in it (most): the first `}` closes it
         while i < len(source):
             if source[i] == "{":
                 depth += 1

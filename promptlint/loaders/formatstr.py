@@ -22,6 +22,9 @@ def describe(field_name: str, format_spec: str | None, conversion: str | None) -
 
 def _field_end(source: str, start: int) -> int:
     """Offset just past the ``}`` closing the replacement field opened at ``start``."""
+    close = source.find("}", start)
+    if close >= 0 and source.find("{", start + 1, close) < 0:
+        return close + 1  # no field nested in its format spec (most): the first `}` closes it
     depth = 0
     for i in range(start, len(source)):
         if source[i] == "{":
