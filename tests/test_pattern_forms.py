@@ -113,6 +113,32 @@ def test_the_clock_label_finds_what_its_plain_form_finds_after_every_label() -> 
                     [(m.span(), m.groups()) for m in plain.finditer(text)], text
 
 
+# Lines of labels and values, and of prose ending in each kind of character, joined by
+# line breaks with and without whitespace around them.
+_CLOCK_LINES = st.lists(
+    st.tuples(st.one_of(_LABEL_TEXTS, st.sampled_from(["Plain prose.", "a word", "wall", "date &", "x /", "It",
+                                                       "the time is", "Current", "", " ", "\u0130", "10:42"])),
+              st.sampled_from(["\n", "\n\n", " \n", "\n\t", "\r\n", "\u2028"])),
+    min_size=1, max_size=6).map(lambda parts: "".join(map("".join, parts)))
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_CLOCK_LINES)
+def test_the_clock_label_scan_from_its_start_finds_what_a_whole_scan_keeps(text: str) -> None:
+    # The scan starts on a line before the first time of day (values._clock_scan_start): it
+    # finds the whole scan's matches from there, and every one the whole scan keeps.
+    colon = values._CLOCK_NEEDS.search(text)
+    if colon is None:
+        return
+    start = values._clock_scan_start(text, colon.start())
+    whole = [(m.span(), m.groups()) for m in values._CLOCK_LABEL.finditer(text)]
+    scanned = [(m.span(), m.groups()) for m in values._CLOCK_LABEL.finditer(text, start)]
+    assert scanned == [found for found in whole if found[0][0] >= start], text
+    kept = [found for found in whole
+            if values._precision(found[1][-1]) != "day" or values._ISO.search(found[1][-1])]
+    assert all(found in scanned for found in kept), text
+
+
 _HEX_TEXTS = st.lists(st.sampled_from(["0", "9", "a", "f", "A", "F", "g", "G", " ", "_", "é", "\u0660", "\ud800",
                                        "\U0001f600", "deadbeef", "0123456"]), max_size=14).map("".join)
 

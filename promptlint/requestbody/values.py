@@ -124,6 +124,31 @@ def _has_hex_run(text: str) -> bool:
     return b"\1" * 8 in text.encode("utf-8", "surrogatepass").translate(_HEX_BYTES)
 
 
+# The last character before the whitespace a clock label spans a line break with (`current\n
+# time:`, `date &\ntime`, `wall\nclock`, `the time is\n`): a word's, `&` or `/`.
+_LABEL_CHAR = re.compile(r"[\w&/]")
+
+
+def _clock_scan_start(text: str, colon: int) -> int:
+    """Where the scan for labelled clocks in ``text`` can start, its first time of day's colon
+    at ``colon``: the start of a line at or before that colon's that no label runs into.
+
+    A kept clock value holds a time of day, on one line (its words are apart by spaces and
+    tabs), so it starts on the colon's line or a later one. Only a label's whitespace crosses
+    a line break, right after one of its words or `&` or `/`: where the text before a line's
+    start ends in none of them (after its whitespace), no match runs into that line from
+    before it, and a scan from there finds what a scan of the whole text finds from there
+    (`\b`, `^` and the look-behinds read the text before it). A clock is most often on a
+    body's last lines, and the scan tries the label at every word it passes."""
+    start = text.rfind("\n", 0, colon) + 1
+    while start:
+        before = text[:start].rstrip()
+        if not before or not _LABEL_CHAR.match(before[-1]):
+            return start
+        start = text.rfind("\n", 0, len(before)) + 1
+    return 0
+
+
 def _precision(value: str) -> str:
     if re.search(r"\d{1,2}:\d{2}:\d{2}\.\d", value):
         return "millisecond"
@@ -144,7 +169,7 @@ def _volatile_values(text: str) -> tuple[VolatileValue, ...]:
     """:func:`volatile_values`, found once per text: a body's loader and its rules ask alike."""
     found: list[VolatileValue] = []
     clock = _CLOCK_NEEDS.search(text)
-    for match in _CLOCK_LABEL.finditer(text) if clock else ():
+    for match in _CLOCK_LABEL.finditer(text, _clock_scan_start(text, clock.start())) if clock else ():
         value = match.group("value")
         if not re.search(r"\d", value):
             continue
