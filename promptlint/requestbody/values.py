@@ -142,10 +142,14 @@ def _clock_scan_start(text: str, colon: int) -> int:
     body's last lines, and the scan tries the label at every word it passes."""
     start = text.rfind("\n", 0, colon) + 1
     while start:
-        before = text[:start].rstrip()
-        if not before or not _LABEL_CHAR.match(before[-1]):
+        # The last character before the line that is not whitespace, read back from it (a
+        # copy of the text before each line, stripped, made a body of short lines quadratic).
+        end = start
+        while end and text[end - 1].isspace():
+            end -= 1
+        if not end or not _LABEL_CHAR.match(text, end - 1):
             return start
-        start = text.rfind("\n", 0, len(before)) + 1
+        start = text.rfind("\n", 0, end) + 1
     return 0
 
 
