@@ -120,6 +120,8 @@ class Text:
 
 
 _STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
+# The value a code frame underlines, in its severity's colour.
+_UNDERLINED = {severity: style.replace("bold ", "") + " underline" for severity, style in _STYLE.items()}
 _CONTEXT_LINES = 1
 
 
@@ -203,8 +205,9 @@ def _frame(finding: Finding, lines: Lines, width: int) -> Text:
     """The finding's line with one line of context each side and the value underlined,
     each clipped to the terminal width around the value (the pieces are laid down here
     directly: a report of 8,000 findings frames 24,000 lines)."""
-    first = max(1, finding.line - _CONTEXT_LINES)
-    last = min(len(lines), finding.line + _CONTEXT_LINES)
+    at = finding.line
+    first = max(1, at - _CONTEXT_LINES)
+    last = min(len(lines), at + _CONTEXT_LINES)
     number_width = len(str(last))
     room = width - (number_width + 6)
     pieces: list[str] = []
@@ -212,30 +215,34 @@ def _frame(finding: Finding, lines: Lines, width: int) -> Text:
         # Clipped first, then shown: a tab and a control character each stay one column, so
         # only the part shown is read (the offsets are the same either way).
         line = lines[number - 1]
-        size = len(line)
-        while size and line[size - 1] in "\r\n":  # its length without the line break
-            size -= 1
-        if number != finding.line:
+        size = len(line.rstrip("\r\n"))  # its length without the line break
+        if number != at:
             if size <= room and line.isascii():  # most lines: shown whole
                 shown = line if size == len(line) else line[:size]
             else:
                 shown = _clip(line, 0, 0, room, size)[0]
-            pieces += (f"   {number:>{number_width}} │ ", "dim", _printable(shown.expandtabs(1)), "", "\n", "")
+            pieces += ("   " + str(number).rjust(number_width) + " │ ", "dim", _shown(shown), "", "\n", "")
         else:
             start = finding.column - 1
-            end = finding.end_column - 1 if finding.end_line == finding.line else size
+            end = finding.end_column - 1 if finding.end_line == at else size
             source, start, end = _clip(line, start, max(start, min(end, size)), room, size)
-            source = _printable(source.expandtabs(1))
+            source = _shown(source)
             # In columns: a wide character (CJK) takes two, so the carets stand under the value.
             underline = max(1, _cells(source[start:min(end, len(source))]))
-            style = _STYLE[finding.severity]
-            pieces += (f" > {number:>{number_width}} │ ", "dim", source[:start], "",
-                       source[start:end], style.replace("bold ", "") + " underline", source[end:], "", "\n", "",
-                       f"   {'':>{number_width}} │ " + " " * _cells(source[:start]), "dim", "^" * underline, style,
-                       "\n", "")
+            severity = finding.severity
+            pieces += (" > " + str(number).rjust(number_width) + " │ ", "dim", source[:start], "",
+                       source[start:end], _UNDERLINED[severity], source[end:], "", "\n", "",
+                       "   " + " " * number_width + " │ " + " " * _cells(source[:start]), "dim",
+                       "^" * underline, _STYLE[severity], "\n", "")
     out = Text()
     out.pieces = pieces
     return out
+
+
+def _shown(line: str) -> str:
+    """A clipped line as a frame shows it: tabs as one space, control characters as ``?``
+    (:func:`_printable`). Most lines hold neither, and are shown as they are."""
+    return line if line.isprintable() else _printable(line.expandtabs(1))
 
 
 def _printable(line: str) -> str:
@@ -330,10 +337,15 @@ def _print_finding(console: Console, finding: Finding, sources: Mapping[str, Lin
     head.pieces = [f"{one_line(finding.path)}:{finding.line}:{finding.column}", "bold", f" {finding.rule} ",
                    "bold magenta", f"[{finding.severity}] ", _STYLE[finding.severity],
                    one_line(finding.message), ""]  # it may quote a template's escape sequences
-    emit(console, head)
     lines = sources.get(finding.path)
-    if show_frames and lines and 0 < finding.line <= len(lines):
-        emit(console, _frame(finding, lines, width), end="")
+    frame = _frame(finding, lines, width) if show_frames and lines and 0 < finding.line <= len(lines) else None
+    if type(console) is PlainConsole:  # one write for the finding (most reports: a pipe, a file)
+        pieces = head.pieces
+        console.file.write("".join(pieces[0::2]) + "\n" + ("".join(frame.pieces[0::2]) if frame is not None else ""))
+        return
+    emit(console, head)
+    if frame is not None:
+        emit(console, frame, end="")
 
 
 class _Batched:
