@@ -718,3 +718,29 @@ def test_a_fields_closing_brace_is_where_a_character_walk_finds_it(tail: str) ->
         assert walked is None
     else:
         assert walked is not None and slots[0].span == Span(0, walked + 1)
+
+
+# Mustache pieces: every sigil, the forms of Handlebars (triple, raw, escaped, `~`, else, block
+# parameters, partial and inline blocks), set-delimiter tags to and from custom delimiters.
+_MUSTACHE_PIECES = st.sampled_from([
+    "{", "}", "{{", "}}", "{{{", "}}}", "{{{{", "}}}}", "#", "/", "^", "!", "=", "&", ">", "*", "~", "\\",
+    " ", "  ", "\t", "\n", "\r\n", "a", "b", "x.y", "else", "each", "if", "as |i|", '"s"', "(", ")",
+    "{{a}}", "{{ a }}", "{{#a}}", "{{/a}}", "{{^a}}", "{{else}}", "{{~a~}}", "{{#each a}}", "{{/each}}",
+    "{{=<% %>=}}", "<%", "%>", "<%={{ }}=%>", "{{=| |=}}", "|", "{{{{raw}}}}", "{{{{/raw}}}}",
+])
+
+
+def _mustache_read(parser: type, source: str) -> object:
+    try:
+        return parser(source).parse()
+    except LoadError as exc:  # the same message at the same line is the same answer
+        return exc.message, exc.line
+
+
+@settings(max_examples=1500)
+@given(st.lists(_MUSTACHE_PIECES, max_size=40).map("".join))
+def test_mustache_parse_reads_as_the_reference_parser_reads(source: str) -> None:
+    from promptlint.loaders import mustache
+    from support.mustache_reference import ReferenceParser
+
+    assert _mustache_read(mustache._Parser, source) == _mustache_read(ReferenceParser, source)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable
 from functools import lru_cache
 
 from promptlint.core.findings import one_line
@@ -27,6 +26,9 @@ _LOOP_HELPERS = frozenset({"each", "list", "forEach", "foreach", "for", "iterate
 _CONTEXT_HELPERS = frozenset({"with", "let"})
 _HASH_OPTION = re.compile(r"(?<![\w.])[A-Za-z_][\w-]*=(?:\"[^\"]*\"|'[^']*'|\([^()]*\)|[^\s)]+)")
 _BLOCK_PARAMS = re.compile(r"\s+as\s+\|([^|]*)\|\s*$")
+# A tag that is only a name between the default delimiters, `{{name}}`, `{{ user.name }}` (not
+# after a backslash, which escapes it): a slot whose content is the name (unless it is `else`).
+_PLAIN_TAG = re.compile(r"\{\{[ \t]*([A-Za-z_][\w.-]*)[ \t]*\}\}")
 
 
 def block_kind(helper: str | None, sigil: str) -> str:
@@ -103,9 +105,10 @@ class _Parser:
             line_end += 1
         return line_start, min(line_end + 1, len(source))
 
-    def _raw_block(self, start: int, body: list[Segment], flush: Callable[[int], None]) -> int:
-        """Read the raw block opening at ``start`` into ``body`` (its tags render nothing, its
-        content as written); where the text after it starts."""
+    def _raw_block(self, start: int, body: list[Segment], text_start: int) -> int:
+        """Read the raw block opening at ``start`` into ``body``, after the text from
+        ``text_start`` (its tags render nothing, its content as written); where the text
+        after it starts."""
         open_end = self.source.find("}}}}", start + 4)
         name = self.source[start + 4 : open_end].strip() if open_end >= 0 else ""
         closing = f"{{{{{{{{/{name}}}}}}}}}"
@@ -113,7 +116,8 @@ class _Parser:
         if close_at < 0:
             line = self.source.count("\n", 0, start) + 1
             raise LoadError(f"unclosed Handlebars raw block {self.source[start:start + 20]!r}", line=line)
-        flush(start)
+        if start > text_start:
+            body.append(Text(Span(text_start, start), self.source[text_start:start]))
         body.append(Text(Span(start, open_end + 4), ""))
         if close_at > open_end + 4:
             body.append(Text(Span(open_end + 4, close_at), self.source[open_end + 4 : close_at]))
@@ -126,47 +130,56 @@ class _Parser:
         return self.source.count("\n", 0, offset) + 1
 
     def parse(self) -> list[Segment]:
+        source = self.source
         root: list[Segment] = []
         stack: list[tuple[Block, str]] = []
-        cursor = 0
-        text_start = 0
-
-        def body() -> list[Segment]:
-            return stack[-1][0].body if stack else root
-
-        def flush(until: int) -> None:
-            if until > text_start:
-                body().append(Text(Span(text_start, until), self.source[text_start:until]))
-
+        body = root  # where segments go: the innermost open section's body, else the root
+        cursor = text_start = 0
         while True:
-            start = self.source.find(self.open, cursor)
+            start = source.find(self.open, cursor)
             if start < 0:
                 break
-            if self.open == "{{" and start > 0 and self.source[start - 1] == "\\":
+            # Handlebars' own forms (escapes, raw blocks, triple mustaches) open with `{{`.
+            handlebars = self.open == "{{"
+            if handlebars and start > 0 and source[start - 1] == "\\":
                 # Handlebars: `\{{name}}` renders `{{name}}`; the backslash is markup.
-                flush(start - 1)
-                body().append(Text(Span(start - 1, start), ""))
+                if start - 1 > text_start:
+                    body.append(Text(Span(text_start, start - 1), source[text_start : start - 1]))
+                body.append(Text(Span(start - 1, start), ""))
                 text_start = start
-                close_at = self.source.find("}}", start + 2)
-                cursor = len(self.source) if close_at < 0 else close_at + 2
+                close_at = source.find("}}", start + 2)
+                cursor = len(source) if close_at < 0 else close_at + 2
                 continue
-            if self.open == "{{" and self.source.startswith("{{{{", start):
+            plain = _PLAIN_TAG.match(source, start) if handlebars and self.close == "}}" else None
+            if plain is not None and plain[1] != "else":
+                # Most tags of a prompt: a name, read as the lines below read it.
+                if start > text_start:
+                    body.append(Text(Span(text_start, start), source[text_start:start]))
+                cursor = text_start = plain.end()
+                body.append(Slot(Span(start, cursor), describe(plain[1])))
+                continue
+            triple = handlebars and source.startswith("{", start + 2)
+            if triple and source.startswith("{", start + 3):
                 # Handlebars' raw block, `{{{{raw}}}} … {{{{/raw}}}}`: its content renders verbatim.
-                cursor = text_start = self._raw_block(start, body(), flush)
+                cursor = text_start = self._raw_block(start, body, text_start)
                 continue
-            triple = self.open == "{{" and self.source.startswith("{{{", start)
             close = "}}}" if triple else self.close
-            end = self.source.find(close, start + len(self.open))
-            if end < 0:
-                line = self.source.count("\n", 0, start) + 1
-                raise LoadError(f"unclosed Mustache tag {self.source[start:start + 20]!r}", line=line)
-            end += len(close)
-            inner = self.source[start + (3 if triple else len(self.open)) : end - len(close)]
+            inner_start = start + (3 if triple else len(self.open))
+            inner_end = source.find(close, inner_start)
+            if inner_end < 0:
+                raise LoadError(f"unclosed Mustache tag {source[start:start + 20]!r}", line=self._line(start))
+            end = inner_end + len(close)
+            inner = source[inner_start:inner_end]
             strip_left = inner.startswith("~")
             strip_right = inner.endswith("~")
-            inner = inner.strip("~")
-            sigil = "{" if triple else (inner.strip()[:1] if inner.strip()[:1] in "#^/>!&=" else "")
-            content = inner.strip()[1:].strip() if sigil and not triple else inner.strip()
+            if strip_left or strip_right:
+                inner = inner.strip("~")
+            content = inner.strip()
+            sigil = "{" if triple else content[:1]
+            if sigil and sigil in "#^/>!&=":
+                content = content[1:].strip()
+            elif not triple:
+                sigil = ""
             if sigil == "=":
                 content = content.rstrip("=").strip()
             # `{{else}}`, `{{else if cond}}`, `{{^}}` (Handlebars' inverse marker).
@@ -178,16 +191,19 @@ class _Parser:
                 if bounds is not None:
                     tag_start, tag_end = bounds
             if strip_left:
-                while tag_start > text_start and self.source[tag_start - 1] in " \t\r\n":
+                while tag_start > text_start and source[tag_start - 1] in " \t\r\n":
                     tag_start -= 1
-            flush(tag_start)
-            span = Span(tag_start, tag_end)
             if strip_right:
-                while tag_end < len(self.source) and self.source[tag_end] in " \t\r\n":
+                while tag_end < len(source) and source[tag_end] in " \t\r\n":
                     tag_end += 1
-                span = Span(tag_start, tag_end)
-            if is_else:
-                body().append(Tag(span, "else"))
+            if tag_start > text_start:
+                body.append(Text(Span(text_start, tag_start), source[text_start:tag_start]))
+            span = Span(tag_start, tag_end)
+            cursor = text_start = tag_end
+            if not sigil and not is_else or sigil == "{" or sigil == "&":
+                body.append(Slot(span, describe(content)))
+            elif is_else:
+                body.append(Tag(span, "else"))
             elif sigil in ("#", "^"):
                 params = _BLOCK_PARAMS.search(content)
                 if params:
@@ -200,7 +216,7 @@ class _Parser:
                 content = content[1:].strip() if marker else content
                 words = content.split(None, 1)
                 if not words:
-                    raise LoadError(f"section tag {one_line(self.source[start:end])} names nothing",
+                    raise LoadError(f"section tag {one_line(source[start:end])} names nothing",
                                     line=self._line(start))
                 helper = words[0] if sigil == "#" and (len(words) > 1 or marker) else None
                 expr = describe("" if marker else words[1] if helper else content)
@@ -210,8 +226,9 @@ class _Parser:
                 if kind in ("each", "section", "with"):
                     # Names inside are looked up on the item (or value) first.
                     block.loop_vars = ("this", ".") + (tuple(params.group(1).split()) if params else ())
-                body().append(block)
+                body.append(block)
                 stack.append((block, helper or content))
+                body = block.body
             elif sigil == "/":
                 if not stack:
                     raise LoadError(f"closing tag {one_line('{{/' + content + '}}')} with no open section",
@@ -222,25 +239,23 @@ class _Parser:
                                     line=self._line(start))
                 stack.pop()
                 block.close = span
+                body = stack[-1][0].body if stack else root
             elif sigil == "!":
-                body().append(Tag(span, "comment"))
+                body.append(Tag(span, "comment"))
             elif sigil == ">":
                 # `{{> footer year=2025}}`, `{{> row item}}`: the partial is the first word (the
                 # rest is its context and hash options); `{{> (lookup . "name")}}` names none.
                 partial = content.split(None, 1)[0].strip("\"'") if content and content[0] != "(" else ""
-                body().append(Tag(span, "partial", target=partial or None))
-            elif sigil == "=":
-                body().append(Tag(span, "delimiters"))
+                body.append(Tag(span, "partial", target=partial or None))
+            else:  # "=": a set-delimiter tag
+                body.append(Tag(span, "delimiters"))
                 parts = content.split()
                 if len(parts) != 2:
-                    raise LoadError(f"bad set-delimiter tag {self.source[start:end]!r}", line=self._line(start))
+                    raise LoadError(f"bad set-delimiter tag {source[start:end]!r}", line=self._line(start))
                 self.open, self.close = parts
-            else:
-                body().append(Slot(span, describe(content)))
-            cursor = text_start = span.end
         if stack:
             block, name = stack[-1]
-            line = self.source.count("\n", 0, block.open.start) + 1
-            raise LoadError(f"unclosed Mustache section {name!r}", line=line)
-        flush(len(self.source))
+            raise LoadError(f"unclosed Mustache section {name!r}", line=self._line(block.open.start))
+        if len(source) > text_start:
+            body.append(Text(Span(text_start, len(source)), source[text_start:]))
         return root
