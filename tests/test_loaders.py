@@ -744,3 +744,19 @@ def test_mustache_parse_reads_as_the_reference_parser_reads(source: str) -> None
     from support.mustache_reference import ReferenceParser
 
     assert _mustache_read(mustache._Parser, source) == _mustache_read(ReferenceParser, source)
+
+
+@settings(max_examples=600)
+@given(st.lists(_JINJA_PIECES, max_size=40).map("".join))
+def test_jinja_token_offsets_summed_are_those_searched(source: str) -> None:
+    try:
+        lexed = list(jinja.lexer().tokeniter(source, None))
+    except Exception:
+        return  # jinja2 refuses it: no tokens to place
+    builder = jinja._Builder("t.j2", source, lexed)
+    normal, _original = jinja._normalised(source)
+    summed = builder._summed(normal)
+    if summed is not None:  # every token after the one before: the sums are where a search finds them
+        assert summed == builder._searched(normal)
+    else:  # only whitespace control strips text between tokens
+        assert "-" in source or not lexed

@@ -16,6 +16,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 from functools import cache, lru_cache
+from itertools import accumulate
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from promptlint.core.ir import Block, Expr, Segment, Slot, Span, Tag, Template, Text
@@ -333,12 +335,12 @@ def _normalised(source: str) -> tuple[str, Callable[[int], int] | None]:
     return normal, lambda offset: offset + bisect_left(collapsed, offset)
 
 
-def _assignment(located: list[tuple[str, str, int, int]]) -> int | None:
-    """Where a ``{% set %}`` tag's ``=`` is among its tokens, or None for a block
-    ``{% set x | filter %}``: jinja2 reads an assignment where an ``=`` follows the target
-    outside brackets (an ``=`` in a filter's arguments is not one)."""
+def _assignment(tokens: list[tuple[str, str]]) -> int | None:
+    """Where a ``{% set %}`` tag's ``=`` is among its tokens (kinds and texts), or None for
+    a block ``{% set x | filter %}``: jinja2 reads an assignment where an ``=`` follows the
+    target outside brackets (an ``=`` in a filter's arguments is not one)."""
     depth = 0
-    for index, (kind, value, _start, _end) in enumerate(located):
+    for index, (kind, value) in enumerate(tokens):
         if kind != "operator":
             continue
         if value in ("(", "[", "{"):
@@ -349,6 +351,9 @@ def _assignment(located: list[tuple[str, str, int, int]]) -> int | None:
             return index
     return None
 
+
+# A template's tokens as four lists: their kinds, their texts, and their [start, end) offsets.
+_Tokens = tuple[list[str], list[str], list[int], list[int]]
 
 # The token that closes each tag the lexer opens.
 _CLOSING = {
@@ -368,27 +373,50 @@ class _Builder:
         self.lexed = lexed  # the lexer's raw tokens (``load``)
         self.root: list[Segment] = []
         self.stack: list[tuple[Block, str]] = []
+        self.body = self.root  # where segments go: the innermost open block's body, else the root
         self.aliases: dict[str, Expr] = {}
         # Names set inside a conditional may hold any of several sources.
         self.alias_options: dict[str, list[Expr]] = {}
         self.captures: dict[str, Block] = {}
 
-    @property
-    def body(self) -> list[Segment]:
-        return self.stack[-1][0].body if self.stack else self.root
-
-    def _located(self) -> list[tuple[str, str, int, int]]:
-        """Lexer tokens with their [start, end) offsets in the source.
+    def _located(self) -> _Tokens:
+        """The lexer's tokens with their [start, end) offsets in the source.
 
         The lexer reads the source with its newlines normalised to ``\n`` and without
         one trailing newline, and drops whitespace that ``{%-``/``{{-`` strip; each
         token is found in the source with its newlines normalised the same way (offsets
         mapped back past each ``\r\n``), and every skipped gap (whitespace by
         construction) is listed as a ``stripped`` token so that the spans still tile the
-        source. Most tokens start where the one before ended: that is checked before the
-        text after it is searched.
+        source.
         """
         normal, original = _normalised(self.source)
+        kinds, values, starts, ends = self._summed(normal) or self._searched(normal)
+        if original is not None:
+            starts = list(map(original, starts))
+            ends = list(map(original, ends))
+        return kinds, values, starts, ends
+
+    def _summed(self, normal: str) -> _Tokens | None:
+        """:meth:`_located` in ``normal`` where every token starts where the one before
+        ended (nothing was stripped but the trailing newline, as in most templates): their
+        offsets are the running sum of their lengths. None where they are not."""
+        kinds = list(map(itemgetter(1), self.lexed))
+        values = list(map(itemgetter(2), self.lexed))
+        joined = "".join(values)
+        if not (values and all(values) and normal.startswith(joined)) or normal[len(joined):].strip():
+            return None
+        ends = list(accumulate(map(len, values)))
+        starts = [0, *ends[:-1]]
+        if len(joined) < len(normal):
+            kinds.append("stripped")
+            values.append("")
+            starts.append(len(joined))
+            ends.append(len(normal))
+        return kinds, values, starts, ends
+
+    def _searched(self, normal: str) -> _Tokens:
+        """:meth:`_located` in ``normal``, each token found after the one before: most
+        start where it ended, which is checked before the text after it is searched."""
         located: list[tuple[str, str, int, int]] = []
         cursor = 0  # in ``normal``
         for _lineno, kind, value in self.lexed:
@@ -407,20 +435,23 @@ class _Builder:
             if normal[cursor:].strip():  # pragma: no cover - the lexer reads everything
                 raise LoadError("could not read the whole Jinja template")
             located.append(("stripped", "", cursor, len(normal)))
-        if original is None:
-            return located
-        return [(kind, value, original(start), original(end)) for kind, value, start, end in located]
+        if not located:
+            return [], [], [], []
+        kinds, values, starts, ends = map(list, zip(*located))
+        return kinds, values, starts, ends
 
     def build(self) -> list[Segment]:
-        tokens = self._located()
-        kinds = [token[0] for token in tokens]  # to find each tag's end with list.index
+        kinds, values, starts, ends = self._located()
+        count = len(kinds)
         i = 0
-        while i < len(tokens):
-            kind, value, start, end = tokens[i]
+        while i < count:
+            kind = kinds[i]
+            start = starts[i]
             if kind == "data":
-                self.body.append(Text(Span(start, end), value))
+                self.body.append(Text(Span(start, ends[i]), values[i]))
                 i += 1
             elif kind == "stripped":
+                end = ends[i]
                 # Whitespace removed by whitespace control (or the dropped trailing
                 # newline): it renders nothing, and belongs to the text before it.
                 last = self.body[-1] if self.body else None
@@ -433,28 +464,27 @@ class _Builder:
                 try:
                     j = kinds.index(_CLOSING[kind], i + 1)
                 except ValueError:
-                    j = len(tokens)
-                if j == len(tokens) and kind in ("comment_begin", "raw_begin"):
+                    j = count
+                if j == count and kind in ("comment_begin", "raw_begin"):
                     # An open ``{#`` or ``{% raw %}`` that ends the text (one line break after
                     # it at most): jinja2's lexer stops there, and the template renders
                     # nothing of it, as of a comment.
-                    self.body.append(Tag(Span(start, tokens[-1][3]), "comment"))
+                    self.body.append(Tag(Span(start, ends[-1]), "comment"))
                     break
-                if j == len(tokens):
+                if j == count:
                     line = self.source.count("\n", 0, start) + 1
                     raise LoadError(f"unclosed {self.source[start:start + 2]!r} (no matching close)", line=line)
-                inner = tokens[i + 1 : j]
-                span = Span(start, tokens[j][3])
+                span = Span(start, ends[j])
                 if kind == "variable_begin":
-                    self._slot(span, "".join([t[1] for t in inner]))
+                    self._slot(span, "".join(values[i + 1 : j]))
                 elif kind == "comment_begin":
                     self.body.append(Tag(span, "comment"))
                 elif kind == "raw_begin":
-                    raw = Block("raw", Span(start, end), Span(tokens[j][2], tokens[j][3]))
-                    raw.body = [Text(Span(t[2], t[3]), t[1]) for t in inner]
+                    raw = Block("raw", Span(start, ends[i]), Span(starts[j], ends[j]))
+                    raw.body = [Text(Span(starts[k], ends[k]), values[k]) for k in range(i + 1, j)]
                     self.body.append(raw)
                 else:
-                    self._statement(span, inner)
+                    self._statement(span, list(zip(kinds[i + 1 : j], values[i + 1 : j])))
                 i = j + 1
             else:  # pragma: no cover - the lexer yields nothing else at top level
                 i += 1
@@ -464,20 +494,26 @@ class _Builder:
 
     def _slot(self, span: Span, expr_source: str) -> None:
         expr = _described(expr_source)
-        plain = bool(expr.path) and len(expr.path) == 1
-        alias = self.aliases.get(expr.root) if plain else None
-        options = tuple(self.alias_options.get(expr.root, ())) if plain else ()
-        capture = self.captures.get(expr.root) if expr.path else None
+        alias: Expr | None = None
+        options: tuple[Expr, ...] = ()
+        capture: Block | None = None
+        if expr.path:
+            root = expr.path[0]
+            capture = self.captures.get(root)
+            if len(expr.path) == 1:  # a plain name: it may be one a {% set %} bound
+                alias = self.aliases.get(root)
+                options = tuple(self.alias_options.get(root, ()))
         self.body.append(Slot(span, expr, alias_of=alias, alias_options=options, capture=capture))
 
-    def _statement(self, span: Span, located: list[tuple[str, str, int, int]]) -> None:
-        words = [t for t in located if t[0] != "whitespace"]
-        inner = "".join(t[1] for t in located)
+    def _statement(self, span: Span, tokens: list[tuple[str, str]]) -> None:
+        """A tag between ``{%`` and ``%}``: its tokens' kinds and texts."""
+        words = [t for t in tokens if t[0] != "whitespace"]
+        inner = "".join(t[1] for t in tokens)
         tag = words[0][1] if words else ""
         rest = inner.strip()[len(tag) :].strip()
         if rest.endswith(":"):  # `{% if x: %}`: jinja2 skips a colon before a block's body
             rest = rest[:-1].rstrip()  # (no expression or name ends with one)
-        assign = _assignment(located) if tag == "set" else None
+        assign = _assignment(tokens) if tag == "set" else None
         if self.checks is not None:
             self.checks.statement(tag, len(words) == 1, inner, assign is not None)
         if tag in _BLOCK_TAGS or (tag == "set" and assign is None):
@@ -492,10 +528,12 @@ class _Builder:
                 block.expr = _described(rest)
             self.body.append(block)
             self.stack.append((block, _BLOCK_TAGS.get(tag, "endset")))
+            self.body = block.body
         elif tag.startswith("end"):
             if not self.stack or self.stack[-1][1] != tag:
                 raise LoadError(f"unexpected {{% {tag} %}}")
             block, _ = self.stack.pop()
+            self.body = self.stack[-1][0].body if self.stack else self.root
             block.close = span
             if block.kind == "set" and block.target:
                 self.captures[block.target] = block
@@ -504,8 +542,8 @@ class _Builder:
             self.body.append(Tag(span, tag, expr=expr))
         elif tag == "set":
             assert assign is not None
-            name = "".join(t[1] for t in located[:assign]).strip()[len(tag) :].strip()
-            expr = _described("".join(t[1] for t in located[assign + 1 :]))
+            name = "".join(t[1] for t in tokens[:assign]).strip()[len(tag) :].strip()
+            expr = _described("".join(t[1] for t in tokens[assign + 1 :]))
             # A set of a known alias keeps following it to its source.
             if expr.path and len(expr.path) == 1 and expr.root in self.aliases and not expr.calls:
                 expr = self.aliases[expr.root]
