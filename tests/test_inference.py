@@ -5,6 +5,7 @@ braces (JSON, LaTeX, shell, `{answer}` instructions) keep a file static."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -313,3 +314,29 @@ def test_a_page_whose_template_syntax_does_not_parse_is_read_as_its_extension_sa
     write("notes.j2", text)
     assert run_cli("check", "notes.j2", cwd=tmp_path).exit_code == 2
     assert run_cli("check", "--syntax", "jinja", "notes.md", cwd=tmp_path).exit_code == 2
+
+
+# Each pattern the inference searches only where the text holds one of these strings (a
+# search for one character or two is many times faster than a pattern's scan): no match
+# without one of them.
+_NEEDED = [
+    (base._LIQUID, ("|", "{%")),
+    (base._CODE_SPAN, ("`",)),
+    (base._JINJA_STATEMENT, ("{%",)),
+    (base._JINJA_COMMENT, ("{#",)),
+    (base._GO_COMMENT, ("/*",)),
+    (re.compile(r"\{\{\s*[\w.]+\s*\|"), ("|",)),
+    (re.compile(r"\{\{[^}]*[(|]"), ("(", "|")),
+    (re.compile(r"\{\{-?\s*[\w.]+\s*\("), ("(",)),
+    (re.compile(r"\{\{~?\s*[>!]"), ("{{",)),  # and _MUSTACHE_SECTION matches where it does
+]
+
+
+@given(st.lists(st.sampled_from(["{", "}", "{{", "%", "#", "|", "(", ")", "`", "/", "*", "!", ">", "~", "-", ":",
+                                 "a", "x.y", "date", "assign", " ", "\n"]), max_size=30).map("".join))
+def test_a_pattern_is_searched_only_where_it_can_match(text: str) -> None:
+    for pattern, needles in _NEEDED:
+        if pattern.search(text):
+            assert any(needle in text for needle in needles), pattern.pattern
+    if re.search(r"\{\{~?\s*[>!]", text):
+        assert base._MUSTACHE_SECTION.search(text)

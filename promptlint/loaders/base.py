@@ -192,6 +192,14 @@ def _explained(before: str, after: str) -> bool:
 
 
 _CODE_SPAN = re.compile(r"`[^`\n]+`")
+
+
+def _spans_blanked(text: str) -> str:
+    """``text`` with each code span made spaces (same length): a prompt's placeholders in a
+    code span are named, not used. A text without a backtick is returned as it is, unscanned."""
+    if "`" not in text:
+        return text
+    return _CODE_SPAN.sub(lambda m: " " * len(m.group()), text)
 _UPPER_PLACEHOLDER = re.compile(r"(?:\{\{\{?|\$\{)\s*[A-Z][A-Z0-9_]*\s*\}")
 
 # How each inferred syntax is named in messages.
@@ -275,7 +283,7 @@ def _format_fields(text: str) -> list[str]:
         return []  # unbalanced braces: not a format template
     if _JSON_OBJECT.search(text):
         return []  # a JSON object, even in an example, would be written with `{{` in a format template
-    scanned = _CODE_SPAN.sub(lambda m: " " * len(m.group()), _outside_fences(text))
+    scanned = _spans_blanked(_outside_fences(text))
     fields = []
     for match in _FORMAT_FIELD.finditer(scanned):
         before = scanned[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
@@ -379,7 +387,7 @@ def _documents_placeholders(body: str) -> bool:
     table row or list item, or named as placeholders in prose: a page about templates."""
     if "`" not in body or not _SPAN_BRACE.search(body) or not (_DEFINED.search(body) or _NAMED.search(body)):
         return False  # both name a placeholder in a code span
-    outside = _CODE_SPAN.sub(lambda m: " " * len(m.group()), body)
+    outside = _spans_blanked(body)
     return not _UPPER_PLACEHOLDER.search(outside)
 
 
@@ -417,7 +425,7 @@ def _go_actions(body: str) -> str | None:
         return _names([f".{f}" for f in fields], "`{{.Field}}` actions")
     if _GO_ACTION.search(body) and _GO_END.search(body):
         return "`{{if}}`/`{{range}}` actions closed by `{{end}}`"
-    if _GO_COMMENT.search(body):
+    if "/*" in body and _GO_COMMENT.search(body):
         return "`{{/* … */}}` comments"  # Go's comment syntax; in Mustache `{{/` would close a section
     return None
 
@@ -433,7 +441,7 @@ def _jinja_comment(text: str) -> bool:
     `#}` after it. A Markdown heading's attributes (`## Setup {#setup}`, MkDocs, Pandoc) open
     with `{#` and close with `}`: read as Jinja, every page of a documentation site was a
     "malformed Jinja template"."""
-    opener = _JINJA_COMMENT.search(text)
+    opener = _JINJA_COMMENT.search(text) if "{#" in text else None
     return opener is not None and text.find("#}", opener.end()) >= 0
 
 
@@ -449,16 +457,15 @@ def _closed_sections(body: str) -> list[str]:
     """The names of the `{{#name}}` and `{{^name}}` sections of ``body`` that a `{{/name}}`
     closes: a section that is never closed is no Mustache section but a directive or its
     mention ("appended at runtime via {{#runtime-import}}" in a gh-aw file's front matter),
-    and read as Mustache the file was an "unclosed Mustache section"."""
-    if not _MUSTACHE_SECTION.search(body):
-        return []  # no `{{#`, `{{^` or `{{/` at all (most files)
+    and read as Mustache the file was an "unclosed Mustache section". Asked only where
+    _MUSTACHE_SECTION finds a `{{#`, `{{^`, `{{/`, `{{>` or `{{!` (most files have none)."""
     closed = set(re.findall(r"\{\{~?\s*/\s*([\w.-]+)\s*~?\}\}", body))
     return [name for name in _MUSTACHE_OPENER.findall(body) if name in closed]
 
 
 def _infer_from_content(text: str, suffix: str) -> Inference | None:
     body = _outside_fences(text)
-    liquid = _LIQUID.search(body)
+    liquid = _LIQUID.search(body) if "|" in body or "{%" in body else None  # a filter's `|`, a tag's `{%`
     if liquid is not None:  # a site's page, no prompt template promptlint can read
         argument, tag = liquid.groups()
         what = f"a Liquid filter argument (`{argument}`)" if argument else f"a Liquid tag (`{{% {tag} %}}`)"
@@ -466,8 +473,8 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
                          True)
     # A statement in a code span is named, not run: "the `{% message %}` tag" on a page about
     # a Jinja extension (read as Jinja, the page was a malformed template).
-    prose = _CODE_SPAN.sub(lambda m: " " * len(m.group()), body)
-    if (_JINJA_STATEMENT.search(prose) or _jinja_comment(prose)) and _JINJA_MARKERS.search(body):
+    prose = _spans_blanked(body)
+    if (("{%" in prose and _JINJA_STATEMENT.search(prose)) or _jinja_comment(prose)) and _JINJA_MARKERS.search(body):
         statements = _JINJA_STATEMENT.findall(text)
         what = f"{len(statements)} `{{% … %}}` statement(s)" if statements else "`{# … #}` comments"
         return Inference("jinja", f"inferred from content: {what}", True)
@@ -479,11 +486,13 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
     # A page that documents placeholders (each defined in a table row or list item, none
     # used outside a code span) is about templates, not one.
     keep = not _documents_placeholders(body)
-    body = _CODE_SPAN.sub(
-        lambda m: m.group() if keep and _UPPER_PLACEHOLDER.search(m.group()) else " " * len(m.group()), body)
+    if "`" in body:
+        body = _CODE_SPAN.sub(
+            lambda m: m.group() if keep and _UPPER_PLACEHOLDER.search(m.group()) else " " * len(m.group()), body)
     # JSX in a fenced example, `style={{ // note`, is no `{{/section}}` closing tag.
-    sections = _closed_sections(body)
-    if sections or re.search(r"\{\{~?\s*[>!]", body):
+    marked = _MUSTACHE_SECTION.search(body) is not None
+    sections = _closed_sections(body) if marked else []
+    if sections or (marked and re.search(r"\{\{~?\s*[>!]", body)):
         what = _names([f"{{{{#{s}}}}}" for s in sections], "Mustache/Handlebars sections") if sections else (
             "Mustache partials or comments")
         return Inference("mustache", f"inferred from content: {what}", True)
@@ -496,7 +505,7 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
     if dollars:  # `${` is template syntax wherever it stands outside a code example
         return Inference("dollar", f"inferred from content: {_names(dollars, '`${name}` placeholders')}", True)
     # Expressions in fenced examples are not evidence either (a design page quoting a Helm chart).
-    if "{{" in body and _JINJA_MARKERS.search(body) and re.search(r"\{\{\s*[\w.]+\s*\|", body):
+    if "|" in body and _JINJA_MARKERS.search(body) and re.search(r"\{\{\s*[\w.]+\s*\|", body):
         return Inference("jinja", "inferred from content: `{{ name | filter }}` expressions", True)
     mustache = [m.group(1) for m in _MUSTACHE_NAME.finditer(body)]
     fields = _format_fields(text)
@@ -508,11 +517,11 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
                          "braces", True)
     if mustache and len(set(mustache)) >= len(set(fields)) and _MUSTACHE_MARKERS.search(text):
         # `{{ name }}` is both Jinja and Mustache; the IR is the same for plain names.
-        if re.search(r"\{\{[^}]*[(|]", body):
+        if ("(" in body or "|" in body) and re.search(r"\{\{[^}]*[(|]", body):
             return Inference("jinja", "inferred from content: `{{ call() }}` expressions", True)
         style = "{{UPPER_CASE}}" if all(n.isupper() for n in mustache) else "{{name}}"
         return Inference("mustache", f"inferred from content: {_names(mustache, f'`{style}` placeholders')}", True)
-    if "{{" in body and re.search(r"\{\{-?\s*[\w.]+\s*\(", body):
+    if "(" in body and re.search(r"\{\{-?\s*[\w.]+\s*\(", body):
         return Inference("jinja", "inferred from content: `{{ call() }}` expressions", True)
     replaced = _replaced_tokens(body) if not fields else []
     if replaced:
