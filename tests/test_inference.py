@@ -340,3 +340,31 @@ def test_a_pattern_is_searched_only_where_it_can_match(text: str) -> None:
             assert any(needle in text for needle in needles), pattern.pattern
     if re.search(r"\{\{~?\s*[>!]", text):
         assert base._MUSTACHE_SECTION.search(text)
+
+
+def _format_fields_validated_first(text: str) -> list[str]:
+    """:func:`base._format_fields` as it was: the text validated as a format string, then
+    its fields looked for (now looked for first: most text has none)."""
+    import string
+
+    try:
+        list(string.Formatter().parse(text))
+    except ValueError:
+        return []
+    if base._JSON_OBJECT.search(text):
+        return []
+    scanned = base._spans_blanked(base._outside_fences(text))
+    fields = []
+    for match in base._FORMAT_FIELD.finditer(scanned):
+        before = scanned[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
+        if base._explained(before, scanned[match.end() : match.end() + 40]):
+            return []
+        if not base._url_parameter(scanned, match.start(), match.end()):
+            fields.append(match.group(1))
+    return fields
+
+
+@given(st.lists(st.sampled_from(["{", "}", "{{", "}}", "{a}", "{b.c}", "{x:%H}", "{!r}", "{0}", '{"k": 1}', "`", "```\n",
+                                 "/", "where ", " is your", "a", " ", "\n", ":", "!"]), max_size=30).map("".join))
+def test_format_fields_are_those_of_a_text_validated_first(text: str) -> None:
+    assert base._format_fields(text) == _format_fields_validated_first(text)

@@ -277,13 +277,15 @@ def _format_fields(text: str) -> list[str]:
     """The `str.format` field names of a text that reads as a valid format template, else []."""
     import string
 
+    scanned = _spans_blanked(_outside_fences(text))
+    if not _FORMAT_FIELD.search(scanned):
+        return []  # no field (most text, and text whose braces are all doubled): none to vouch for
     try:
         list(string.Formatter().parse(text))
     except ValueError:
         return []  # unbalanced braces: not a format template
     if _JSON_OBJECT.search(text):
         return []  # a JSON object, even in an example, would be written with `{{` in a format template
-    scanned = _spans_blanked(_outside_fences(text))
     fields = []
     for match in _FORMAT_FIELD.finditer(scanned):
         before = scanned[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
