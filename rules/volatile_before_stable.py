@@ -75,54 +75,53 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
         return  # in a request body PC201/PC208 report each value once, with its JSON path
     analysis = ctx.analysis
     tail_line = ctx.last_stable_line()
-    # The first place of each value, and the lines it is written on again: everything after
-    # its first place is re-billed already, and one finding says where to move it from.
-    found: list[Finding] = []
+    # The first place of each value (its finding, in source order), and the lines it is
+    # written on again: everything after its first place is re-billed already, and one
+    # finding says where to move it from.
     first: dict[tuple[str, str], Finding] = {}
-    again: dict[int, list[int]] = {}  # id(finding) → the other lines
+    again: dict[tuple[str, str], list[int]] = {}
     for unit in analysis.units:
-        if unit.is_loop and unit.volatility.kind == "tool-order":
+        vol = unit.volatility
+        is_loop = unit.is_loop
+        if is_loop and vol.kind == "tool-order":
             continue  # PC102 reports loops over tool lists
         if unit.is_include:
             continue  # PC104 reports volatile includes
-        vol = unit.volatility
         span = ctx.unit_span(unit)
         # A loop over the same list again (`devices`, then `devices | groupby(...)`) is the
         # same value; a slot is the same value when it is written the same way.
-        key = ((vol.kind, repr(sorted(unit.expr.paths))) if unit.is_loop and unit.expr.paths
+        key = ((vol.kind, repr(sorted(unit.expr.paths))) if is_loop and unit.expr.paths
                else (vol.kind, " ".join(unit.expr.source.split())))
         if key in first:
-            again[id(first[key])].append(ctx.template.position(span.start).line)
+            again.setdefault(key, []).append(ctx.template.lines.line_of(span.start))
             continue
         after = analysis.stable_tokens_after(unit.segment)
         severity = severity_for(vol, after, analysis.tokens)
         what = f"`{unit.expr.source}`" if len(unit.expr.source) <= 60 else f"`{unit.expr.name}`"
-        worth_moving = (
-            is_substantial(after, analysis.tokens) if vol.varies_per_request_or_user else not at_tail(after)
-        )
+        per_request_or_user = vol.varies_per_request_or_user
+        worth_moving = is_substantial(after, analysis.tokens) if per_request_or_user else not at_tail(after)
         if worth_moving:
             cost = f"{stable_tokens(after)} after it {is_or_are(after)} {rebilled(vol)}"
             advice = f"move it after line {tail_line}"
-            if vol.varies_per_request_or_user:
+            if per_request_or_user:
                 advice += ", or into the latest user message"
-        elif vol.varies_per_request_or_user and history_pays(vol):
+        elif per_request_or_user and history_pays(vol):
             cost = (f"{only_stable_tokens_follow(after)}, but the chat history after the "
                     f"system prompt is {rebilled(vol)}")
             advice = "move it into the latest user message"
-        elif vol.varies_per_request_or_user and at_tail(after):
+        elif per_request_or_user and at_tail(after):
             cost = (f"{only_stable_tokens_follow(after)}, and the chat history after it is the "
                     "user's own (it is the same on every call of the conversation)")
             advice = "keep it at the tail"
         else:
             cost = only_stable_tokens_follow(after)
-            advice = ("move it into the latest user message" if vol.varies_per_request_or_user
-                      else "keep it at the tail")
+            advice = "move it into the latest user message" if per_request_or_user else "keep it at the tail"
         rests_on = vol.evidence + (f"; assumes {vol.assumed}" if vol.assumed else "")
         if vol.confidence != "high":
             rests_on += f"; if it is fixed, add `{unit.expr.name}` to `stable` in config"
         message = f"{vol.kind} {what} {how_often(vol)} ({rests_on}); {cost}; {advice}"
         fixable, why_not = ctx.fix_status(unit)
-        finding = ctx.finding(
+        first[key] = ctx.finding(
             CODE,
             NAME,
             span,
@@ -137,11 +136,8 @@ def check(ctx: RuleContext) -> Iterator[Finding]:
             confidence=vol.confidence,
             precision=vol.precision,
         )
-        found.append(finding)
-        again[id(finding)] = []
-        first[key] = finding
-    for finding in found:
-        lines = sorted(set(again[id(finding)]) - {finding.line})
+    for key, finding in first.items():
+        lines = sorted(set(again[key]) - {finding.line}) if key in again else None
         if lines:
             where = ", ".join(map(str, lines[:-1])) + (" and " if len(lines) > 1 else "") + str(lines[-1])
             finding.message += f" (it is also written on line{'s' if len(lines) > 1 else ''} {where})"

@@ -58,22 +58,28 @@ class RuleContext:
                 extra["unfixable_reason"] = unfixable_reason
         # Lines and columns as Template.position gives them, read off its line index without
         # making a Position for each end (a third of the time of a finding).
-        lines = self.template.lines
-        line = lines.line_of(span.start)
+        start, lines = span.start, self.template.lines
+        line = lines.line_of(start)
+        line_start = lines.offset(line, 1)
         # The end is inclusive of the last character, like an editor selection. A standalone
         # section tag's span takes in the line break after it (which does not render): the
         # end is the last character before it, not a column past the end of the line.
         last, source = span.end - 1, self.template.source
-        while last > span.start and source[last] in "\r\n":
+        while last > start and source[last] in "\r\n":
             last -= 1
-        last = max(span.start, last)
-        end_line = lines.line_of(last)
+        last = max(start, last)
+        # Most spans end on the line they start on: its start serves both ends.
+        if source.find("\n", start, last) < 0:
+            end_line, end_line_start = line, line_start
+        else:
+            end_line = lines.line_of(last)
+            end_line_start = lines.offset(end_line, 1)
         return Finding(
             path=self.path,
             line=line,
-            column=span.start - lines.offset(line, 1) + 1,
+            column=start - line_start + 1,
             end_line=end_line,
-            end_column=last - lines.offset(end_line, 1) + 2,  # a column past the last character
+            end_column=last - end_line_start + 2,  # a column past the last character
             rule=code,
             name=name,
             severity=severity,

@@ -68,6 +68,14 @@ def how_often(volatility: Volatility) -> str:
     return HOW_OFTEN[volatility.frequency]
 
 
+REBILLED = {
+    "per-request": "re-billed on every call",
+    "per-session": "re-billed in every new session",
+    "per-day": "re-billed every day",
+    "per-deploy": "re-billed after each deploy",
+}
+
+
 def rebilled(volatility: Volatility) -> str:
     """How often the stable tokens after a value are paid for again, in the value's own
     frequency: a user's name costs each new user, not every call."""
@@ -79,12 +87,7 @@ def rebilled(volatility: Volatility) -> str:
         return "re-billed for every user (one user's cache never serves another)"
     if volatility.precision == "hour":
         return "re-billed every hour"
-    return {
-        "per-request": "re-billed on every call",
-        "per-session": "re-billed in every new session",
-        "per-day": "re-billed every day",
-        "per-deploy": "re-billed after each deploy",
-    }[volatility.frequency]
+    return REBILLED[volatility.frequency]
 
 
 def stable_tokens(count: int) -> str:
