@@ -128,7 +128,8 @@ def _check_template(template: Template, config: Config, model: str | None = None
     for part, part_analysis in zip(parts, analyses, strict=True):
         ctx = RuleContext(template.path, part, part_analysis, config)
         for rule in enabled:
-            result.findings.extend(f for f in rule.check(ctx) if suppressions.allows(f))
+            result.findings.extend(rule.check(ctx))
+    result.findings = suppressions.allowed(result.findings)
     if template.syntax in CODE_SYNTAXES:
         from promptlint.core.codefiles import describe_prompts, distinct_findings
 

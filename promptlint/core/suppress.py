@@ -32,6 +32,13 @@ class Suppressions:
     def allows(self, finding: Finding) -> bool:
         return not self.silences(finding.rule, finding.line)
 
+    def allowed(self, findings: list[Finding]) -> list[Finding]:
+        """The findings no directive silences: ``findings`` itself where the file has none
+        (most files: no finding is asked of)."""
+        if not self.file_codes and not self.line_codes:
+            return findings
+        return [f for f in findings if self.allows(f)]
+
     def silences(self, code: str, line: int) -> bool:
         """Whether a directive silences rule ``code`` on 1-based ``line`` (what ``fix`` asks of
         a value before it moves or rewrites it, as the check asks of a finding)."""
