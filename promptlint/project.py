@@ -47,6 +47,11 @@ class CheckedFile:
 
 def includes_others(template: Template) -> bool:
     """Whether a template includes or extends other files."""
+    # Such a tag is written with its keyword (`{% include %}`, `{% extends %}`) or a
+    # partial's ">": a text with none of them is not walked (most files include nothing).
+    source = template.source
+    if "include" not in source and "extends" not in source and ">" not in source:
+        return False
     return any(isinstance(s, Tag) and s.tag in ("include", "partial", "extends") for s in template.walk())
 
 

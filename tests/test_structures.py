@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from promptlint.api import check_paths, check_text
 from promptlint.core.analysis import analyze, find_units, put_in, render, renderings
 from promptlint.core.ir import Block, Slot, Tag, Template, walk
-from promptlint.loaders import LoadError, load_text
+from promptlint.loaders import LoadError, load_file, load_text
+from promptlint.project import includes_others
 
 from conftest import LONG_RULES
 from test_fix_properties import templates
@@ -200,3 +201,43 @@ def test_a_request_s_rendering_is_the_stable_one_with_its_units_values_put_in(ca
 ])
 def test_nested_units_render_as_put_in(source: str) -> None:
     _renders_as_put_in(load_text("p.hbs" if "{{#" in source else "p.j2", source))
+
+
+def _walks_to_an_include(template: Template) -> bool:
+    """``includes_others`` as the walk alone answers it, without its look at the text first."""
+    return any(isinstance(s, Tag) and s.tag in ("include", "partial", "extends") for s in template.walk())
+
+
+_INCLUDE_PIECES = {
+    "jinja": ['{% include "a.j2" %}', "{%- extends 'base.j2' -%}", "{% import 'm.j2' as m %}", "{{ a > b }}",
+              "{% if x > 1 %}y{% endif %}", "include", "extends", "{# include #}", "{{ x }}", "text", "\n"],
+    "mustache": ["{{> card}}", "{{>card}}", "{{=<% %>=}}", "<%> card%>", "{{#each xs}}{{.}}{{/each}}", "{{x}}",
+                 "> quoted", "{{! > }}", "{{#a}}b{{/a}}", "text", "\n"],
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["jinja", "mustache"]).flatmap(
+    lambda syntax: st.tuples(st.just(syntax), st.lists(st.sampled_from(_INCLUDE_PIECES[syntax]), max_size=8))))
+def test_includes_others_answers_as_the_walk_does(case: tuple[str, list[str]]) -> None:
+    syntax, pieces = case
+    try:
+        template = load_text("p.j2" if syntax == "jinja" else "p.hbs", "".join(pieces), syntax)
+    except LoadError:
+        return
+    assert includes_others(template) == _walks_to_an_include(template)
+
+
+def test_includes_others_answers_as_the_walk_does_on_the_fixtures() -> None:
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    checked = 0
+    for path in sorted(fixtures.rglob("*")):
+        if not path.is_file() or path.suffix not in (".j2", ".jinja", ".mustache", ".hbs", ".md", ".txt", ".tmpl"):
+            continue
+        try:
+            template = load_file(str(path))
+        except (LoadError, OSError):
+            continue
+        assert includes_others(template) == _walks_to_an_include(template), path
+        checked += 1
+    assert checked > 20
