@@ -219,8 +219,8 @@ def test_shared_prefix_of_two_renderings_is_that_of_their_whole_encodings(encodi
         assert suffixtokens.shared_prefix_tokens(text, ids, other, encoding, known) == want
 
 
-_PUT_IN = st.lists(st.tuples(st.integers(0, 200), st.sampled_from(["x", "\n", " 9", "é", "\n/", "'s", "2026-03-04 09:41\n"])),
-                   max_size=4)
+_VALUES = ["x", "\n", " 9", "é", "\n/", "'s", "2026-03-04 09:41\n", "- a\n", "/x\n", "b\r"]
+_PUT_IN = st.lists(st.tuples(st.integers(0, 200), st.sampled_from(_VALUES)), max_size=4)
 
 
 @pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
@@ -243,6 +243,27 @@ def test_a_rendering_spliced_from_the_stable_text_s_tokens_is_its_own_encoding(
     for at, count in before.items():
         assert count == len(tokens.encode(text[:at], encoding)) if at in (0, len(text)) else \
             count == len(tokens.encode(text[: at + 1], encoding)) - 1
+
+
+@pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
+@settings(max_examples=200, deadline=None)
+@given(text=_LINES, data=st.data())
+def test_values_put_in_at_sync_points_are_spliced_as_encoded_whole(encoding: str, text: str,
+                                                                   data: st.DataObject) -> None:
+    # A value at a line's start whose first character or last line break keeps the point a
+    # sync point of the rendering: its window ends there (the text beyond is not encoded again).
+    syncs = suffixtokens.sync_points(text)
+    points = sorted(data.draw(st.lists(st.sampled_from(syncs), max_size=4))) if syncs else []
+    rendered, spans, taken = "", [], 0
+    for at in points:
+        value = data.draw(st.sampled_from(_VALUES))
+        rendered += text[taken:at]
+        spans.append((len(rendered), len(rendered) + len(value)))
+        rendered += value
+        taken = at
+    rendered += text[taken:]
+    ids, spliced, before = suffixtokens.spliced_encoding(text, rendered, spans, encoding)
+    assert (ids, spliced) == (tokens.encode(text, encoding), tokens.encode(rendered, encoding))
 
 
 def test_spans_that_do_not_describe_the_rendering_fall_back_to_encoding_it_whole() -> None:

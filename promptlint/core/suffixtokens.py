@@ -398,6 +398,11 @@ def sync_points(text: str) -> list[int]:
     return [m.start() + 1 for m in _SYNC.finditer(text)]
 
 
+def _is_sync_point(text: str, at: int) -> bool:
+    """Whether ``at`` is a sync point of ``text``."""
+    return at > 0 and _SYNC.match(text, at - 1) is not None
+
+
 def _next_sync(text: str, at: int, reach: int) -> int | None:
     """The first sync point at or after ``at``, at most ``reach`` characters after it; None
     when there is none that near."""
@@ -467,7 +472,8 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
     rendering whole.
 
     Around each put-in string, a window runs from the last sync point before it to the
-    first one after it in ``text``. ``text`` is encoded a stretch at a time, cut at the
+    first one after it in ``text`` (on a side where the point itself is a sync point of both
+    texts, from or to the point). ``text`` is encoded a stretch at a time, cut at the
     windows' edges (see :func:`_stretch`), so that where each edge falls in its tokens is
     known without counting them. The rendering's tokens are ``text``'s outside the windows,
     which a scan from a sync point yields alike in both texts (see the module's docstring),
@@ -491,11 +497,19 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
         at = start - shift
         shift += end - start
         # The last sync point whose character is before the point, the first one after it.
-        lo = syncs.last_before(at) or 0
+        # Where the point is a sync point of ``text`` that the string put in keeps one in the
+        # rendering, at its start (it starts with a sync point's character) or at its end (it
+        # ends with a line break before one), the window ends at the point on that side: the
+        # line before a value at a line's start is not encoded again.
         following = syncs.first_from(at)
         following_syncs.append(following)
-        after = following if following != at else syncs.first_from(at + 1)  # the same, unless at is one
-        hi = len(text) if after is None else after
+        at_sync = following == at
+        lo = at if at_sync and _is_sync_point(rendered, start) else syncs.last_before(at) or 0
+        if at_sync and _is_sync_point(rendered, end):
+            hi = at
+        else:
+            after = following if not at_sync else syncs.first_from(at + 1)
+            hi = len(text) if after is None else after
         if windows and (lo < windows[-1][1] or windows[-1][1] == len(text)):
             windows[-1][1] = max(windows[-1][1], hi)
             windows[-1][2] += end - start
