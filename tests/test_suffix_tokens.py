@@ -237,8 +237,16 @@ def test_a_rendering_spliced_from_the_stable_text_s_tokens_is_its_own_encoding(
         taken = at
     rendered += text[taken:]
     # The stable text itself is encoded a stretch at a time, cut at the windows' edges.
-    ids, spliced, before = suffixtokens.spliced_encoding(text, rendered, spans, encoding)
+    ids, spliced, before, following = suffixtokens.spliced_encoding(text, rendered, spans, encoding)
     assert (ids, spliced) == (tokens.encode(text, encoding), tokens.encode(rendered, encoding))
+    # The sync point after each put-in point is the first one at or after it.
+    syncs = suffixtokens.sync_points(text)
+    for at, sync in following.items():
+        assert sync == min(s for s in syncs if s >= at)
+    # Counted from them, the tokens after each put-in point are those of the suffix on its own.
+    counter = SuffixTokens(text, encoding, ids, before, following)
+    points = [start - sum(e - s for s, e in spans[:i]) for i, (start, _) in enumerate(spans)]
+    assert [counter.after(at) for at in points] == [tokens.count(text[at:], encoding) for at in points]
     # Where the text's tokens stand at a cut is what encoding the text up to the cut counts.
     for at, count in before.items():
         assert count == len(tokens.encode(text[:at], encoding)) if at in (0, len(text)) else \
@@ -262,14 +270,14 @@ def test_values_put_in_at_sync_points_are_spliced_as_encoded_whole(encoding: str
         rendered += value
         taken = at
     rendered += text[taken:]
-    ids, spliced, before = suffixtokens.spliced_encoding(text, rendered, spans, encoding)
+    ids, spliced, _, _ = suffixtokens.spliced_encoding(text, rendered, spans, encoding)
     assert (ids, spliced) == (tokens.encode(text, encoding), tokens.encode(rendered, encoding))
 
 
 def test_spans_that_do_not_describe_the_rendering_fall_back_to_encoding_it_whole() -> None:
     text, rendered = "a\nb\n", "a\nXb\nY"
     both = (tokens.encode(text), tokens.encode(rendered))
-    assert suffixtokens.spliced_encoding(text, rendered, [(0, 1)], "o200k_base") == (*both, {})
+    assert suffixtokens.spliced_encoding(text, rendered, [(0, 1)], "o200k_base") == (*both, {}, {})
     # Spans that do describe it are spliced, to the same tokens.
     assert suffixtokens.spliced_encoding(text, rendered, [(2, 3), (5, 6)], "o200k_base")[:2] == both
 

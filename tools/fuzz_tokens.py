@@ -91,11 +91,17 @@ def _problems(rng: random.Random, text: str, encoding: str) -> Iterator[str]:
         shift += len(put)
         previous = point
     rendered = "".join([*pieces, text[previous:]])
-    ids, spliced, _ = spliced_encoding(text, rendered, spans, encoding)
+    ids, spliced, cuts, following = spliced_encoding(text, rendered, spans, encoding)
     rendered_ids = tiktoken.encode_ordinary(rendered)
     if ids != whole or spliced != rendered_ids:
         yield "spliced_encoding differs from encoding the text and the rendering whole"
         return
+    # The suffix counts read from what splicing found (as an analysis reads them).
+    spliced_after = SuffixTokens(text, encoding, ids, cuts, following)
+    for point in points:
+        expected = len(tiktoken.encode_ordinary(text[point:]))
+        if spliced_after.after(point) != expected:
+            yield f"after({point}), read from the splicing, is {spliced_after.after(point)}, not {expected}"
     cut = rng.randrange(len(rendered) + 1)
     other = (_text(rng, 3) + rendered[cut:]) if rng.random() < 0.5 else (rendered[:cut] + _text(rng, 3))
     expected = tokens.common_prefix_length(rendered_ids, tiktoken.encode_ordinary(other))

@@ -98,8 +98,10 @@ class Analysis:
     _suffixes: SuffixTokens | None = field(default=None, repr=False, compare=False)
     # The stable text's tokens, for its suffix counts (dropped once they are read).
     _stable_ids: list[int] | None = field(default=None, repr=False, compare=False)
-    # How many of them stand before the sync point after each unit (see SuffixTokens).
+    # How many of them stand before the sync point after each unit, and that sync point (see
+    # SuffixTokens).
     _stable_before: dict[int, int] | None = field(default=None, repr=False, compare=False)
+    _stable_following: dict[int, int] | None = field(default=None, repr=False, compare=False)
 
     def offset_of(self, segment: Segment) -> int:
         """Where a segment's output starts in the stable-only rendering."""
@@ -113,8 +115,9 @@ class Analysis:
         """Tokens of ``stable_text[offset:]`` encoded on its own (the whole stable text at 0),
         read from one encoding of the stable text however many units ask."""
         if self._suffixes is None:
-            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids, self._stable_before)
-            self._stable_ids = self._stable_before = None
+            self._suffixes = SuffixTokens(self.stable_text, self.encoding, self._stable_ids, self._stable_before,
+                                          self._stable_following)
+            self._stable_ids = self._stable_before = self._stable_following = None
         return self._suffixes.after(offset)
 
     @property
@@ -666,11 +669,11 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
     # stable text is encoded once, cut around them, and only the windows around them are
     # encoded again.
     rendered, spans = put_in(stable_text, inserts, 0)
-    before, known = None, None
+    before, following, known = None, None, None
     if not spans:  # no unit renders anything: every rendering is the stable one
         stable_ids = first = tokens.encode(stable_text, encoding)
     else:
-        stable_ids, first, before = spliced_encoding(stable_text, rendered, spans, encoding)
+        stable_ids, first, before, following = spliced_encoding(stable_text, rendered, spans, encoding)
         # The renderings are the stable text up to the first unit's value: a cut before it
         # (a sync point there, or the start) is where it is in the first rendering too, the
         # tokens before it the same.
@@ -695,6 +698,7 @@ def analyze(template: Template, encoding: str = "o200k_base", overrides: Overrid
         _offsets=offsets,
         _stable_ids=stable_ids,
         _stable_before=before,
+        _stable_following=following,
     )
 
 

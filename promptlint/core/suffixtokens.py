@@ -102,14 +102,17 @@ class SuffixTokens:
     """``after(offset)``: ``tokens.count(text[offset:], encoding)``, without re-encoding."""
 
     def __init__(self, text: str, encoding: str, ids: list[int] | None = None,
-                 before: dict[int, int] | None = None) -> None:
+                 before: dict[int, int] | None = None, following: dict[int, int] | None = None) -> None:
         """``ids``: the text's own encoding, when the caller has it (not encoded again);
         ``before``: how many of ``ids`` stand before some of its sync points (the token
-        starts of the whole text are computed only when a count is asked from another point)."""
+        starts of the whole text are computed only when a count is asked from another point);
+        ``following``: the first sync point at or after some offsets, within ``_SYNC_REACH``
+        (not looked for again)."""
         self.text = text
         self.encoding = encoding
         self._ids = ids
         self._before = before or {}
+        self._following = following or {}
         self._asked = 0 if ids is None and len(text) <= _DIRECT_TEXT_CHARS else _DIRECT_QUERIES
         self._built = False
         # Long whitespace pieces, by where they end: the token count from each known start.
@@ -172,6 +175,11 @@ class SuffixTokens:
             return tokens.count(text[offset:], self.encoding)
         if not self._built:
             self._build()
+        sync = self._following.get(offset)
+        if sync is not None and sync - offset < _LONG_RUN and self._counted:
+            # The next sync point is known (a unit's offset, see spliced_encoding), and near
+            # enough that no long run of whitespace starts at the offset.
+            return self._through(offset, sync)
         if self._exact and _LONG_WHITESPACE.match(text, offset):
             head, end = self._long_pieces(offset)
             if end > offset:
@@ -179,12 +187,7 @@ class SuffixTokens:
         if self._counted:
             sync = _next_sync(text, offset, _SYNC_REACH)
             if sync is not None:
-                # The suffix's scan meets the whole text's at the next sync point: what
-                # stands before it is encoded with the sync point's own character (so its
-                # last piece is scanned as in the whole text), whose token is not counted.
-                if sync == offset:
-                    return self._tokens_from(sync)
-                return len(tokens.encode(text[offset : sync + 1], self.encoding)) - 1 + self._tokens_from(sync)
+                return self._through(offset, sync)
             if len(text) - offset <= _SYNC_REACH:  # none within reach, and the end is: none at all
                 return tokens.count(text[offset:], self.encoding)
         if not self._exact:
@@ -200,6 +203,15 @@ class SuffixTokens:
                 return head + self._tokens_from(start)
             head += len(tokens.encode_piece(match.group(), self.encoding))
         return head
+
+    def _through(self, offset: int, sync: int) -> int:
+        """Tokens of ``text[offset:]``, where ``sync`` is the first sync point at or after
+        ``offset``: the suffix's scan meets the whole text's there. What stands before it is
+        encoded with the sync point's own character (so its last piece is scanned as in the
+        whole text), whose token is not counted."""
+        if sync == offset:
+            return self._tokens_from(sync)
+        return len(tokens.encode(self.text[offset : sync + 1], self.encoding)) - 1 + self._tokens_from(sync)
 
     def _long_pieces(self, offset: int) -> tuple[int, int]:
         """The tokens of the long pieces a suffix starts with, from ``offset`` (in a run of
@@ -466,8 +478,8 @@ def token_starts(ids: list[int], encoding: str) -> Starts:
 
 
 def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
-                     encoding: str) -> tuple[list[int], list[int], dict[int, int]]:
-    """``(tokens.encode(text), tokens.encode(rendered), before)``, where ``rendered`` is ``text``
+                     encoding: str) -> tuple[list[int], list[int], dict[int, int], dict[int, int]]:
+    """``(tokens.encode(text), tokens.encode(rendered), before, following)``, where ``rendered`` is ``text``
     with the strings at ``spans`` (of ``rendered``, in order) put in, without encoding the
     rendering whole.
 
@@ -479,20 +491,21 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
     which a scan from a sync point yields alike in both texts (see the module's docstring),
     and each window's own, encoded again. When ``rendered`` is not ``text`` with those
     strings put in, both are encoded whole. ``before``: how many of the text's tokens stand
-    before some of its sync points, for :class:`SuffixTokens`."""
+    before some of its sync points; ``following``: the first sync point at or after each
+    put-in point, where one is within ``_SYNC_REACH`` of it (both for :class:`SuffixTokens`)."""
     kept, prev = [], 0
     for start, end in spans:
         kept.append(rendered[prev:start])
         prev = end
     kept.append(rendered[prev:])
     if "".join(kept) != text:
-        return tokens.encode(text, encoding), tokens.encode(rendered, encoding), {}
+        return tokens.encode(text, encoding), tokens.encode(rendered, encoding), {}, {}
     # The windows of ``text`` (lo, hi) around the points where strings are put in, merged
     # where they overlap, each with how many characters are put in within it.
     windows: list[list[int]] = []
     syncs = _SyncPoints(text)
     shift = 0
-    following_syncs = []  # the first sync point at or after each put-in point
+    following: dict[int, int] = {}  # the first sync point at or after each put-in point, within reach
     for start, end in spans:
         at = start - shift
         shift += end - start
@@ -501,14 +514,15 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
         # rendering, at its start (it starts with a sync point's character) or at its end (it
         # ends with a line break before one), the window ends at the point on that side: the
         # line before a value at a line's start is not encoded again.
-        following = syncs.first_from(at)
-        following_syncs.append(following)
-        at_sync = following == at
+        sync = syncs.first_from(at)
+        if sync is not None and sync - at <= _SYNC_REACH:
+            following[at] = sync
+        at_sync = sync == at
         lo = at if at_sync and _is_sync_point(rendered, start) else syncs.last_before(at) or 0
         if at_sync and _is_sync_point(rendered, end):
             hi = at
         else:
-            after = following if not at_sync else syncs.first_from(at + 1)
+            after = sync if not at_sync else syncs.first_from(at + 1)
             hi = len(text) if after is None else after
         if windows and (lo < windows[-1][1] or windows[-1][1] == len(text)):
             windows[-1][1] = max(windows[-1][1], hi)
@@ -518,10 +532,10 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
     # The text's tokens, a stretch at a time: cut at the windows' edges, and at the first
     # sync point at or after each put-in point, where a unit's suffix count is read.
     cuts = {edge for window in windows for edge in window[:2]}
-    cuts.update(sync for sync in following_syncs if sync is not None)
+    cuts.update(following.values())
     cut = encode_cut(text, sorted(cuts), encoding)
     if cut is None:
-        return tokens.encode(text, encoding), tokens.encode(rendered, encoding), {}
+        return tokens.encode(text, encoding), tokens.encode(rendered, encoding), {}, {}
     ids, before = cut
     length = tokens.token_length(encoding)
     out: list[int] = []
@@ -533,12 +547,12 @@ def spliced_encoding(text: str, rendered: str, spans: list[tuple[int, int]],
         shift += size
         piece = _stretch(rendered, x, y, encoding, length)
         if piece is None:  # not sync points after all
-            return ids, tokens.encode(rendered, encoding), before
+            return ids, tokens.encode(rendered, encoding), before, following
         out += ids[taken : before[lo]]
         out += piece
         taken = before[hi]
     out += ids[taken:]
-    return ids, out, before
+    return ids, out, before, following
 
 
 def encode_cut(text: str, cuts: list[int], encoding: str) -> tuple[list[int], dict[int, int]] | None:
