@@ -223,19 +223,24 @@ _VALUES = ["x", "\n", " 9", "é", "\n/", "'s", "2026-03-04 09:41\n", "- a\n", "/
 _PUT_IN = st.lists(st.tuples(st.integers(0, 200), st.sampled_from(_VALUES)), max_size=4)
 
 
+def _rendering(text: str, put_in: list[tuple[int, str]]) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with each value put in at its offset (in order), and the values' spans in it."""
+    rendered, spans, taken = "", [], 0
+    for at, value in put_in:
+        rendered += text[taken:at]
+        spans.append((len(rendered), len(rendered) + len(value)))
+        rendered += value
+        taken = at
+    return rendered + text[taken:], spans
+
+
 @pytest.mark.parametrize("encoding", tokens.SHIPPED_ENCODINGS)
 @settings(max_examples=200, deadline=None)
 @given(text=_LINES, put_in=_PUT_IN)
 def test_a_rendering_spliced_from_the_stable_text_s_tokens_is_its_own_encoding(
         encoding: str, text: str, put_in: list[tuple[int, str]]) -> None:
     # The rendering is the stable text with values put in; only windows around them are encoded.
-    rendered, spans, taken = "", [], 0
-    for at, value in sorted((min(at, len(text)), value) for at, value in put_in):
-        rendered += text[taken:at]
-        spans.append((len(rendered), len(rendered) + len(value)))
-        rendered += value
-        taken = at
-    rendered += text[taken:]
+    rendered, spans = _rendering(text, sorted((min(at, len(text)), value) for at, value in put_in))
     # The stable text itself is encoded a stretch at a time, cut at the windows' edges.
     ids, spliced, before, following = suffixtokens.spliced_encoding(text, rendered, spans, encoding)
     assert (ids, spliced) == (tokens.encode(text, encoding), tokens.encode(rendered, encoding))
@@ -262,14 +267,7 @@ def test_values_put_in_at_sync_points_are_spliced_as_encoded_whole(encoding: str
     # sync point of the rendering: its window ends there (the text beyond is not encoded again).
     syncs = suffixtokens.sync_points(text)
     points = sorted(data.draw(st.lists(st.sampled_from(syncs), max_size=4))) if syncs else []
-    rendered, spans, taken = "", [], 0
-    for at in points:
-        value = data.draw(st.sampled_from(_VALUES))
-        rendered += text[taken:at]
-        spans.append((len(rendered), len(rendered) + len(value)))
-        rendered += value
-        taken = at
-    rendered += text[taken:]
+    rendered, spans = _rendering(text, [(at, data.draw(st.sampled_from(_VALUES))) for at in points])
     ids, spliced, _, _ = suffixtokens.spliced_encoding(text, rendered, spans, encoding)
     assert (ids, spliced) == (tokens.encode(text, encoding), tokens.encode(rendered, encoding))
 
