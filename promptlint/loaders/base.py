@@ -200,6 +200,8 @@ def _spans_blanked(text: str) -> str:
     if "`" not in text:
         return text
     return _CODE_SPAN.sub(lambda m: " " * len(m.group()), text)
+
+
 _UPPER_PLACEHOLDER = re.compile(r"(?:\{\{\{?|\$\{)\s*[A-Z][A-Z0-9_]*\s*\}")
 
 # How each inferred syntax is named in messages.
@@ -273,11 +275,13 @@ def _names(found: list[str], what: str, limit: int = 4) -> str:
     return f"{len(distinct)} {what} ({shown})"
 
 
-def _format_fields(text: str) -> list[str]:
-    """The `str.format` field names of a text that reads as a valid format template, else []."""
+def _format_fields(text: str, scanned: str | None = None) -> list[str]:
+    """The `str.format` field names of a text that reads as a valid format template, else [].
+    ``scanned``: the text with its fenced blocks and code spans blanked, when the caller has it."""
     import string
 
-    scanned = _spans_blanked(_outside_fences(text))
+    if scanned is None:
+        scanned = _spans_blanked(_outside_fences(text))
     if not _FORMAT_FIELD.search(scanned):
         return []  # no field (most text, and text whose braces are all doubled): none to vouch for
     try:
@@ -510,7 +514,7 @@ def _infer_from_content(text: str, suffix: str) -> Inference | None:
     if "|" in body and _JINJA_MARKERS.search(body) and re.search(r"\{\{\s*[\w.]+\s*\|", body):
         return Inference("jinja", "inferred from content: `{{ name | filter }}` expressions", True)
     mustache = [m.group(1) for m in _MUSTACHE_NAME.finditer(body)]
-    fields = _format_fields(text)
+    fields = _format_fields(text, prose)
     if fields and _ESCAPED_JSON.search(text):
         # browser-use's system prompt: `{max_actions}` filled by `str.format`, its JSON example
         # and `<step_{{step_number}}>` written with doubled braces (a literal `{step_number}`).
